@@ -1,0 +1,10 @@
+/**
+ * Every migration, in order. Imported statically (not read from disk) so the bundled
+ * server and the TypeScript sources run the same list. Add new files here.
+ */
+import type { Migration } from 'kysely'
+import * as m0001 from './0001_tenants_and_api_keys.ts'
+
+export const migrations: Record<string, Migration> = {
+  '0001_tenants_and_api_keys': m0001,
+}

@@ -1,0 +1,47 @@
+/** Liveness and readiness probes. No authentication, no rate limit. */
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { sql } from 'kysely'
+import { z } from 'zod'
+import { migrationsApplied } from '../src/db/migrate.ts'
+
+const probeConfig = { auth: false, rateLimit: false } as const
+
+export default async function healthRoutes(app: FastifyInstance) {
+  const r = app.withTypeProvider<ZodTypeProvider>()
+  r.get('/healthz', {
+    config: probeConfig,
+    schema: {
+      tags: ['health'],
+      summary: 'Liveness: the process is up',
+      security: [],
+      response: { 200: z.object({ status: z.literal('ok') }) },
+    },
+    handler: async () => ({ status: 'ok' as const }),
+  })
+
+  r.get('/readyz', {
+    config: probeConfig,
+    schema: {
+      tags: ['health'],
+      summary: 'Readiness: the database answers and every migration is applied',
+      security: [],
+      response: {
+        200: z.object({ status: z.literal('ready'), database: z.string() }),
+        503: z.object({ status: z.literal('unavailable'), error: z.literal('not_ready'), message: z.string(), database: z.string() }),
+      },
+    },
+    handler: async (_req, reply) => {
+      const database = app.database.kind
+      try {
+        await sql`select 1`.execute(app.db)
+        if (!(await migrationsApplied(app.db))) {
+          return reply.code(503).send({ status: 'unavailable' as const, error: 'not_ready' as const, message: 'migrations pending', database })
+        }
+        return { status: 'ready' as const, database }
+      } catch {
+        return reply.code(503).send({ status: 'unavailable' as const, error: 'not_ready' as const, message: 'database unreachable', database })
+      }
+    },
+  })
+}

@@ -1,0 +1,34 @@
+/** Request fields shared by several routes, with their documentation. */
+import { z } from 'zod'
+
+export const messagesField = z
+  .array(z.unknown())
+  .max(100_000)
+  .describe(
+    'The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides.',
+  )
+
+export const formatField = z
+  .enum(['openai', 'anthropic', 'ai-sdk'])
+  .optional()
+  .describe('Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).')
+
+export const modelField = z
+  .string()
+  .min(1)
+  .max(200)
+  .optional()
+  .describe('Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits and the tokenizer. Default: DEFAULT_MODEL.')
+
+export const systemField = z
+  .union([z.string(), z.array(z.unknown())])
+  .optional()
+  .describe('Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message.')
+
+export const thresholdOverrideFields = {
+  contextLimit: z.int().positive().max(100_000_000).optional().describe("Override the model's context window (e.g. for an unknown model)."),
+  systemReserve: z.int().min(0).optional().describe('Tokens reserved for the system prompt and tools. Default 2000 (COMPACTION_SYSTEM_RESERVE).'),
+  outputReserve: z.int().min(0).optional().describe('Tokens reserved for the reply. Default 4000 (COMPACTION_OUTPUT_RESERVE).'),
+  safetyBuffer: z.int().min(0).optional().describe('Tokens kept free for estimation error. Default 5000 (COMPACTION_SAFETY_BUFFER).'),
+  thresholdPercent: z.number().gt(0).max(1).optional().describe('Fraction of the available window at which to compact. Default 0.8.'),
+}

@@ -1,0 +1,80 @@
+/**
+ * build(): the whole HTTP application, without listening. The server entry point and
+ * the tests both call it. Infrastructure lives in src/plugins, routes in routes/.
+ */
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
+import estimateRoutes from '../routes/estimate.ts'
+import healthRoutes from '../routes/health.ts'
+import type { Config } from './config.ts'
+import type { DatabaseHandle } from './db/database.ts'
+import authPlugin from './plugins/auth.ts'
+import databasePlugin from './plugins/database.ts'
+import errorsPlugin from './plugins/errors.ts'
+import providersPlugin from './plugins/providers.ts'
+import rateLimitPlugin from './plugins/rate-limit.ts'
+import swaggerPlugin from './plugins/swagger.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config
+  }
+}
+
+export interface BuildOptions {
+  config: Config
+  /** Share an open database (tests); otherwise one is opened from config and closed with the app. */
+  database?: DatabaseHandle
+  /** Fastify logger option; default: pino JSON at config.LOG_LEVEL. */
+  logger?: FastifyServerOptions['logger']
+}
+
+/** Paths pino must never print: credentials in headers and provider keys anywhere. */
+export const LOG_REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  '*.apiKey',
+  '*.ANTHROPIC_API_KEY',
+  '*.OPENAI_API_KEY',
+]
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/
+
+export async function build(opts: BuildOptions): Promise<FastifyInstance> {
+  const { config } = opts
+  const app = Fastify({
+    logger: opts.logger ?? { level: config.LOG_LEVEL, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } },
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    // Honour a caller's request id (so agents can correlate), else make one.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
+    },
+    requestIdHeader: false,
+    return503OnClosing: true,
+  })
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  app.decorate('config', config)
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id)
+  })
+  // Swagger UI's own routes are public and not rate limited.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), auth: false, rateLimit: false }
+  })
+
+  await app.register(errorsPlugin)
+  await app.register(databasePlugin, { config, database: opts.database })
+  await app.register(providersPlugin, { config })
+  await app.register(authPlugin)
+  await app.register(rateLimitPlugin, { config })
+  await app.register(swaggerPlugin, { config })
+
+  await app.register(healthRoutes)
+  await app.register(estimateRoutes)
+  return app
+}

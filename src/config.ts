@@ -1,0 +1,84 @@
+/**
+ * Service configuration, read from the environment and validated with zod at start-up.
+ * Every setting is documented in .env.example. A bad value stops the service with one
+ * line naming the variable (see formatConfigError).
+ */
+import { z } from 'zod'
+
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def)
+const bool = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(def ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes')
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+const optionalUrl = optionalString.pipe(z.url().optional())
+
+export const configSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: int(3000).pipe(z.number().max(65535)),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** postgres://… uses that server; unset uses the embedded PGlite in PGLITE_DATA_DIR. */
+  DATABASE_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+      .optional(),
+  ),
+  PGLITE_DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_POOL_SIZE: int(10, 1),
+  BODY_LIMIT_BYTES: int(20 * 1024 * 1024, 1024),
+  RATE_LIMIT_MAX: int(600, 1),
+  RATE_LIMIT_WINDOW_MS: int(60_000, 1000),
+  /** Grace period for in-flight requests on SIGTERM/SIGINT. */
+  SHUTDOWN_TIMEOUT_MS: int(10_000, 100),
+
+  DEFAULT_MODEL: z.string().min(1).default('gpt-4o'),
+  UNKNOWN_MODEL_CONTEXT_LIMIT: int(128_000, 1000),
+  UNKNOWN_MODEL_MAX_OUTPUT_TOKENS: int(4_096, 1),
+  COMPACTION_SYSTEM_RESERVE: int(2_000),
+  COMPACTION_OUTPUT_RESERVE: int(4_000),
+  COMPACTION_SAFETY_BUFFER: int(5_000),
+  COMPACTION_THRESHOLD_PERCENT: z.coerce.number().gt(0).max(1).default(0.8),
+
+  ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: optionalUrl,
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalUrl,
+  /** Timeout of one provider call (count_tokens, summaries), in ms. */
+  PROVIDER_TIMEOUT_MS: int(30_000, 100),
+  PROVIDER_MAX_RETRIES: int(2),
+
+  /** Serve Swagger UI at /docs. */
+  DOCS_ENABLED: bool(true),
+})
+
+export type Config = z.infer<typeof configSchema>
+
+export class ConfigError extends Error {}
+
+/** Parse the environment. Throws ConfigError whose message is one line naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = configSchema.safeParse(env)
+  if (!result.success) {
+    const issue = result.error.issues[0]!
+    const name = String(issue.path[0] ?? 'environment')
+    const shown = env[name] === undefined ? 'unset' : JSON.stringify(redactIfSecret(name, env[name]!))
+    throw new ConfigError(`invalid configuration: ${name}=${shown}: ${issue.message}`)
+  }
+  return result.data
+}
+
+function redactIfSecret(name: string, value: string): string {
+  if (/KEY|SECRET|PASSWORD|TOKEN/.test(name)) return '[redacted]'
+  // A database URL may carry a password: never echo credentials.
+  return value.replace(/\/\/[^@/]*@/, '//[redacted]@')
+}
+
+/** Config for tests and library use: defaults plus overrides, no environment. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...configSchema.parse({}), ...overrides }
+}

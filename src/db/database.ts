@@ -1,0 +1,111 @@
+/**
+ * One Kysely instance over either a real PostgreSQL (DATABASE_URL) or an embedded PGlite.
+ * Both go through pg.Pool and Kysely's PostgresDialect, so every query, transaction and
+ * migration runs on one code path. PGlite has a single connection: its pool has size 1,
+ * which serializes transactions (never use the outer db inside db.transaction()).
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import type { Database } from './schema.ts'
+
+export type DatabaseKind = 'postgres' | 'pglite'
+
+export interface DatabaseHandle {
+  db: Kysely<Database>
+  kind: DatabaseKind
+  /** Where the data lives, without credentials, for logs. */
+  location: string
+  close(): Promise<void>
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string
+  /** PGlite data directory, or 'memory://' for an in-memory database. */
+  pgliteDataDir?: string
+  poolSize?: number
+}
+
+// pg returns BIGINT (int8) as string by default; our counters fit in a JS number.
+pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10))
+// NUMERIC as number: used for costs and ratios.
+pg.types.setTypeParser(1700, (v) => Number.parseFloat(v))
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 })
+    // An idle client's network error must not crash the process; the next query reports it.
+    pool.on('error', () => {})
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    return {
+      db,
+      kind: 'postgres',
+      location: options.databaseUrl.replace(/\/\/[^@/]*@/, '//'),
+      close: () => db.destroy(),
+    }
+  }
+  return openPglite(options.pgliteDataDir ?? './data')
+}
+
+async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+  const { PGlite } = await import('@electric-sql/pglite')
+  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres')
+  const inMemory = dataDir.startsWith('memory://')
+  const release = inMemory ? () => {} : lockDataDir(dataDir)
+  try {
+    const pglite = inMemory ? new PGlite() : new PGlite(path.resolve(dataDir))
+    await pglite.waitReady
+    const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 })
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    return {
+      db,
+      kind: 'pglite',
+      location: inMemory ? 'memory://' : path.resolve(dataDir),
+      close: async () => {
+        await db.destroy()
+        await pglite.close()
+        release()
+      },
+    }
+  } catch (err) {
+    release()
+    throw err
+  }
+}
+
+/**
+ * PGlite does not lock its data directory, and two processes writing one directory
+ * corrupt it. Take an exclusive lock file holding our pid; a lock left by a dead
+ * process is taken over.
+ */
+function lockDataDir(dataDir: string): () => void {
+  fs.mkdirSync(dataDir, { recursive: true })
+  const lockPath = path.join(dataDir, '.compactd.lock')
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' })
+      return () => fs.rmSync(lockPath, { force: true })
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+      const owner = Number.parseInt(fs.readFileSync(lockPath, 'utf8'), 10)
+      if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
+        throw new Error(
+          `PGlite data directory ${path.resolve(dataDir)} is in use by process ${owner}; ` +
+            'stop it, or set DATABASE_URL to share a PostgreSQL server between instances',
+        )
+      }
+      fs.rmSync(lockPath, { force: true })
+    }
+  }
+  throw new Error(`could not lock ${lockPath}`)
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}

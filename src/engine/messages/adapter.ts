@@ -1,0 +1,190 @@
+/**
+ * The contract every provider format implements, plus the small helpers the three
+ * adapters share (type checks that throw MessageFormatError, timestamps, tool input
+ * conversion, data URLs).
+ *
+ * Validation is hand-written on purpose: it runs on every request, and checking a
+ * few `typeof`s per message is far cheaper than a schema library. Field paths are
+ * only built when something is wrong.
+ */
+import type { CanonicalConversation, CanonicalMessage, CanonicalPart, MessageFormat } from './canonical.ts'
+import { MessageFormatError } from './errors.ts'
+
+export interface FormatAdapter {
+  readonly format: MessageFormat
+  /** Validate and parse. Throws MessageFormatError naming the index and field. `system` is Anthropic's top-level system (ignored by others). */
+  parse(messages: readonly unknown[], system?: unknown): CanonicalConversation
+  /**
+   * Serialize to this format. Messages whose `format` equals this adapter's format are
+   * emitted as their `raw` object untouched (same reference). Others are built from
+   * their parts (cross-format conversion). For Anthropic, system/developer messages go to
+   * the returned top-level `system`, tool-role results become user messages with
+   * tool_result blocks placed first, consecutive same-role messages are merged so roles
+   * alternate, and the conversation starts with a user message.
+   */
+  serialize(messages: readonly CanonicalMessage[]): { messages: unknown[]; system?: unknown }
+  /** A new text message in this format (used for summaries). For Anthropic, role 'system' is not allowed inside messages: throw. */
+  createTextMessage(role: 'system' | 'developer' | 'user' | 'assistant', text: string): CanonicalMessage
+  /** Copy of the message with one tool result's content replaced by text (masking). Keeps every other field of raw, and the result's id/is_error. */
+  withToolResultText(message: CanonicalMessage, callId: string, text: string): CanonicalMessage
+  /** Copy of the message with one tool call's arguments replaced (clearing large inputs). */
+  withToolCallArgs(message: CanonicalMessage, callId: string, argsText: string): CanonicalMessage
+}
+
+/** Index given to messages the engine creates (they are not in the caller's array). */
+export const CREATED_INDEX = -1
+
+export type JsonObject = Record<string, unknown>
+
+export function isRecord(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** "a string", "an array", "null"... for error messages. */
+export function typeName(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  switch (typeof value) {
+    case 'string':
+      return 'a string'
+    case 'object':
+      return 'an object'
+    case 'undefined':
+      return 'nothing'
+    default:
+      return `a ${typeof value}`
+  }
+}
+
+export function fail(index: number | null, field: string, reason: string): never {
+  throw new MessageFormatError(field, reason, index)
+}
+
+/**
+ * Throws "<field>: expected <what> (<hint>), got <type>", or "<field>: missing; expected
+ * <what> (<hint>)" when the field is absent.
+ */
+export function expected(index: number | null, field: string, what: string, got: unknown, hint?: string): never {
+  const why = hint ? ` (${hint})` : ''
+  if (got === undefined) fail(index, field, `missing; expected ${what}${why}`)
+  fail(index, field, `expected ${what}${why}, got ${typeName(got)}`)
+}
+
+export function isNonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0
+}
+
+/** The ISO timestamp carried by a message (`timestamp` or `createdAt`), normalized; undefined when absent or unparsable. */
+export function timestampOf(raw: JsonObject): string | undefined {
+  const value = raw.timestamp ?? raw.createdAt
+  let ms: number
+  if (typeof value === 'string') ms = Date.parse(value)
+  else if (typeof value === 'number') ms = value
+  else if (value instanceof Date) ms = value.getTime()
+  else return undefined
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : undefined
+}
+
+/** JSON text of a value, '' for undefined (so it never yields the non-string `undefined`). */
+export function jsonText(value: unknown): string {
+  return value === undefined ? '' : (JSON.stringify(value) ?? '')
+}
+
+/**
+ * Tool input object for formats whose tool input must be a JSON object (Anthropic, AI SDK),
+ * from an arguments string. A JSON object is used as is; empty arguments mean `{}`;
+ * anything else is wrapped as `{ [wrapKey]: argsText }` so no text is lost.
+ */
+export function inputFromArgsText(argsText: string, wrapKey: string): JsonObject {
+  if (argsText.trim() === '') return {}
+  try {
+    const value: unknown = JSON.parse(argsText)
+    if (isRecord(value)) return value
+  } catch {
+    // not JSON: wrap below
+  }
+  return { [wrapKey]: argsText }
+}
+
+/** Key used when replaced (compacted) tool arguments are not a JSON object. */
+export const COMPACTED_ARGS_KEY = '_compacted'
+/** Key used when converted tool arguments (e.g. OpenAI's string) are not a JSON object. */
+export const CONVERTED_ARGS_KEY = '_arguments'
+
+/** Splits `data:<mediaType>;base64,<data>`; undefined for other URLs. */
+export function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
+  const match = /^data:([^;,]*)(?:;[^,]*)?;base64,/.exec(url)
+  if (!match) return undefined
+  return { mediaType: match[1] || 'application/octet-stream', data: url.slice(match[0].length) }
+}
+
+export function toDataUrl(mediaType: string | undefined, data: string): string {
+  return `data:${mediaType ?? 'application/octet-stream'};base64,${data}`
+}
+
+/** Copy of an array with one element replaced. */
+export function replaceAt<T>(items: readonly T[], at: number, value: T): T[] {
+  const copy = items.slice()
+  copy[at] = value
+  return copy
+}
+
+/** Guards the with* helpers: a message must be edited by the adapter of its own format. */
+export function assertOwnFormat(format: MessageFormat, message: CanonicalMessage): void {
+  if (message.format !== format) {
+    throw new Error(`message ${message.index} is in ${message.format} format; edit it with getAdapter('${message.format}')`)
+  }
+}
+
+export function missingToolPart(message: CanonicalMessage, kind: 'call' | 'result', callId: string): never {
+  throw new Error(`message ${message.index} has no tool ${kind} with id ${JSON.stringify(callId)}`)
+}
+
+/** Index of the first part of the given kind with the given call id, or -1. */
+export function findToolPart(parts: readonly CanonicalPart[], kind: 'tool-call' | 'tool-result', callId: string): number {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]
+    if (part.type === 'tool-call' && kind === 'tool-call' && part.id === callId) return i
+    if (part.type === 'tool-result' && kind === 'tool-result' && part.callId === callId) return i
+  }
+  return -1
+}
+
+/**
+ * Remembers tool names by call id while serializing, so results in formats that need the
+ * name (AI SDK) can be given it even when the source format (Anthropic) does not carry it.
+ */
+export class ToolNames {
+  private readonly names = new Map<string, string>()
+
+  /** Records the calls of a message; call before handling its results. */
+  note(message: CanonicalMessage): void {
+    for (const part of message.parts) if (part.type === 'tool-call') this.names.set(part.id, part.name)
+  }
+
+  nameOf(callId: string, given?: string): string {
+    return given ?? this.names.get(callId) ?? 'unknown_tool'
+  }
+}
+
+/**
+ * Signature of a reasoning part, read from the block it was parsed from, so it survives
+ * conversion between Anthropic and the AI SDK (Anthropic rejects unsigned thinking).
+ * Relies on both adapters parsing array content into exactly one part per block.
+ * Anthropic `thinking.signature`; AI SDK v4 `signature`, or v5
+ * `providerOptions.anthropic.signature` (also `providerMetadata`, as returned by the SDK).
+ */
+export function reasoningSignature(message: CanonicalMessage, partIndex: number): string | undefined {
+  const raw = message.raw
+  if (!isRecord(raw) || !Array.isArray(raw.content)) return undefined
+  const block: unknown = raw.content[partIndex]
+  if (!isRecord(block)) return undefined
+  if (typeof block.signature === 'string') return block.signature
+  for (const key of ['providerOptions', 'providerMetadata', 'experimental_providerMetadata']) {
+    const options = block[key]
+    if (isRecord(options) && isRecord(options.anthropic) && typeof options.anthropic.signature === 'string') {
+      return options.anthropic.signature
+    }
+  }
+  return undefined
+}

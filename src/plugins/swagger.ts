@@ -1,0 +1,40 @@
+/** OpenAPI 3.1 generated from the routes' zod schemas; Swagger UI at /docs. */
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
+import type { Config } from '../config.ts'
+
+export const API_DESCRIPTION = `compactd keeps LLM agents inside their context window.
+
+POST your message array (OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK format; detected automatically) to estimate its tokens, and to compact it to a budget.
+
+**Authentication.** Send \`Authorization: Bearer <key>\`. Keys are created with \`npm run key:create -- --tenant NAME\`. While no key exists the service runs open, single-tenant, on loopback only.
+
+**Errors.** Every 4xx/5xx body is JSON: \`{ error, message, issues?, requestId }\`, where \`error\` is a stable code and \`issues\` names the offending fields.`
+
+export default fp(
+  async function swaggerPlugin(app: FastifyInstance, opts: { config: Config }) {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: { title: 'compactd', version: '0.1.0', description: API_DESCRIPTION },
+        components: {
+          securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key from `npm run key:create`.' } },
+        },
+        security: [{ bearerAuth: [] }],
+        tags: [
+          { name: 'tokens', description: 'Token estimation and compaction thresholds' },
+          { name: 'health', description: 'Liveness and readiness' },
+        ],
+      },
+      transform: jsonSchemaTransform,
+      transformObject: jsonSchemaTransformObject,
+    })
+    if (opts.config.DOCS_ENABLED) {
+      await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
+    }
+  },
+  { name: 'swagger' },
+)
