@@ -28,8 +28,9 @@ t.test('openapi.yaml is valid OpenAPI 3.1 and documents every operation', async 
       t.ok(op.responses && Object.keys(op.responses).length > 0, `${method.toUpperCase()} ${route} documents responses`)
     }
   }
+  const resolve = (s: { $ref?: string }) => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()!] : s)
   const estimate = doc.paths['/estimate'].post
-  const body = estimate.requestBody.content['application/json'].schema
+  const body = resolve(estimate.requestBody.content['application/json'].schema)
   t.ok(body.example ?? body.examples, 'the request body has an example')
   for (const [name, prop] of Object.entries<{ description?: string }>(body.properties)) t.ok(prop.description, `field ${name} is described`)
 })

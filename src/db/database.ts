@@ -89,7 +89,7 @@ function lockDataDir(dataDir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
       const owner = Number.parseInt(fs.readFileSync(lockPath, 'utf8'), 10)
-      if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
+      if (Number.isInteger(owner) && isAlive(owner)) {
         throw new Error(
           `PGlite data directory ${path.resolve(dataDir)} is in use by process ${owner}; ` +
             'stop it, or set DATABASE_URL to share a PostgreSQL server between instances',

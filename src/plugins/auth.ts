@@ -34,7 +34,7 @@ export default fp(
 
     async function authOpenMode(opts?: { refresh?: boolean }): Promise<boolean> {
       if (!open) return false
-      if (Date.now() - checkedAt > OPEN_MODE_RECHECK_MS) {
+      if (opts?.refresh || Date.now() - checkedAt > OPEN_MODE_RECHECK_MS) {
         open = (await activeKeyCount(app.db)) === 0
         checkedAt = Date.now()
       }

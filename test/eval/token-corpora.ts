@@ -979,9 +979,9 @@ const EMOJI_LINES = [
 function otherScriptsCorpus(): Corpus {
   const rng = makeRng(6006)
   const samples: string[] = []
-  for (let s = 0; s < 22; s++) {
+  for (let s = 0; s < 20; s++) {
     const lines: string[] = []
-    for (let i = 0, n = int(rng, 7, 12); i < n; i++) {
+    for (let i = 0, n = int(rng, 12, 20); i < n; i++) {
       const r = rng()
       if (r < 0.45) lines.push(pick(rng, RU_SENTENCES))
       else if (r < 0.57) lines.push(pick(rng, EL_SENTENCES))
@@ -1058,7 +1058,12 @@ let cached: Corpus[] | undefined
 
 /** All generated corpora, in report order. Deterministic; cached after the first call. */
 export function generateCorpora(): Corpus[] {
-  if (cached) return cached
+  cached ??= buildCorpora()
+  return cached
+}
+
+/** Builds the corpora from scratch (no cache). */
+export function buildCorpora(): Corpus[] {
   const prose = proseCorpus()
   const code = codeCorpus()
   const json = jsonCorpus()
@@ -1069,8 +1074,7 @@ export function generateCorpora(): Corpus[] {
   const scripts = otherScriptsCorpus()
   const logs = logsCorpus()
   const mixed = mixedCorpus({ prose, code, json, zh, ja, ko, scripts, hash })
-  cached = [prose, code, json, hash, zh, ja, ko, scripts, logs, mixed]
-  return cached
+  return [prose, code, json, hash, zh, ja, ko, scripts, logs, mixed]
 }
 
 /** UTF-8 size of a corpus, in bytes. */

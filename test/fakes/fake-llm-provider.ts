@@ -619,7 +619,8 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     else if (method === 'GET' && path === '/v1/models') [route, api] = ['models', looksAnthropic ? 'anthropic' : 'openai'];
     const shape: FakeApi = api ?? (looksAnthropic || path.startsWith('/v1/messages') ? 'anthropic' : 'openai');
 
-    const requestId = shape === 'openai' ? `req_fake_${++seq}` : `req_fake${String(++seq).padStart(20, '0')}`;
+    const n = ++seq; // numbers this request's ids
+    const requestId = shape === 'openai' ? `req_fake_${n}` : `req_fake${String(n).padStart(20, '0')}`;
     const idHeaders: Record<string, string> =
       shape === 'openai' ? { 'x-request-id': requestId } : { 'request-id': requestId };
 
@@ -866,7 +867,7 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     const stream = body.stream === true;
 
     if (api === 'openai') {
-      const id = `chatcmpl-fake-${seq}`;
+      const id = `chatcmpl-fake-${n}`;
       const created = Math.floor(Date.now() / 1000);
       const finishReason = truncated ? 'length' : 'stop';
       const usage = {
@@ -903,7 +904,7 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     }
 
     // Anthropic messages.
-    const id = `msg_fake_${String(seq).padStart(16, '0')}`;
+    const id = `msg_fake_${String(n).padStart(16, '0')}`;
     const stopReason = truncated ? 'max_tokens' : 'end_turn';
     const usage = {
       input_tokens: inputTokens,
@@ -937,9 +938,9 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     }
     startSse();
     sseEvent('message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 0 } } });
+    sseEvent('ping', { type: 'ping' });
     if (contentBlocks.length) {
       sseEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } });
-      sseEvent('ping', { type: 'ping' });
       for (const part of chunksOf(content)) {
         sseEvent('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: part } });
       }

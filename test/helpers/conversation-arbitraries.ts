@@ -265,21 +265,24 @@ export function conversationInFormatArb(opts?: { maxTurns?: number }): fc.Arbitr
 /**
  * Problems with tool call/result pairing in a parsed conversation: a result with no
  * earlier unanswered call of that id, a call still unanswered when the next assistant
- * message starts, or at the end. Ids may be reused once answered. Empty means paired.
+ * message starts, or at the end, or a result naming another tool than its call. Ids
+ * may be reused once answered. Empty means paired.
  */
 export function findPairingProblems(conversation: CanonicalConversation): string[] {
   const problems: string[] = []
-  const pending = new Map<string, number>() // call id -> message position of the call
+  const pending = new Map<string, string>() // call id -> tool name
   conversation.messages.forEach((message, pos) => {
     if (message.role === 'assistant' && pending.size > 0) {
       problems.push(`message ${pos}: assistant turn starts while calls ${[...pending.keys()].join(', ')} have no result`)
       pending.clear()
     }
-    for (const part of message.parts) if (part.type === 'tool-call') pending.set(part.id, pos)
+    for (const part of message.parts) if (part.type === 'tool-call') pending.set(part.id, part.name)
     for (const part of message.parts) {
       if (part.type !== 'tool-result') continue
-      if (pending.has(part.callId)) pending.delete(part.callId)
-      else problems.push(`message ${pos}: result for ${part.callId} has no pending call`)
+      const name = pending.get(part.callId)
+      if (name === undefined) problems.push(`message ${pos}: result for ${part.callId} has no pending call`)
+      else if (part.name !== undefined && part.name !== name) problems.push(`message ${pos}: result for ${part.callId} names ${part.name}, the call ${name}`)
+      pending.delete(part.callId)
     }
   })
   if (pending.size > 0) problems.push(`end: calls ${[...pending.keys()].join(', ')} have no result`)

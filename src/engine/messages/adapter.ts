@@ -74,12 +74,18 @@ export function isNonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0
 }
 
+/** `Date#toISOString()` output for years 0000-9999. */
+const CANONICAL_ISO = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/
+
 /** The ISO timestamp carried by a message (`timestamp` or `createdAt`), normalized; undefined when absent or unparsable. */
 export function timestampOf(raw: JsonObject): string | undefined {
   const value = raw.timestamp ?? raw.createdAt
+  if (value === undefined) return undefined
   let ms: number
-  if (typeof value === 'string') ms = Date.parse(value)
-  else if (typeof value === 'number') ms = value
+  if (typeof value === 'string') {
+    if (CANONICAL_ISO.test(value)) return value // already normalized: skip the (slow) date round trip
+    ms = Date.parse(value)
+  } else if (typeof value === 'number') ms = value
   else if (value instanceof Date) ms = value.getTime()
   else return undefined
   return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : undefined
@@ -117,6 +123,9 @@ export function parseDataUrl(url: string): { mediaType: string; data: string } |
   if (!match) return undefined
   return { mediaType: match[1] || 'application/octet-stream', data: url.slice(match[0].length) }
 }
+
+/** Stands in for an image another format cannot take (one given by file id or raw bytes). */
+export const UNCONVERTIBLE_IMAGE_TEXT = '[image]'
 
 export function toDataUrl(mediaType: string | undefined, data: string): string {
   return `data:${mediaType ?? 'application/octet-stream'};base64,${data}`

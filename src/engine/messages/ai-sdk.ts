@@ -22,6 +22,7 @@ import {
   CONVERTED_ARGS_KEY,
   COMPACTED_ARGS_KEY,
   CREATED_INDEX,
+  UNCONVERTIBLE_IMAGE_TEXT,
   type FormatAdapter,
   type JsonObject,
   ToolNames,
@@ -254,8 +255,9 @@ function toPart(message: CanonicalMessage, part: CanonicalPart, k: number): Json
     case 'opaque':
       return part.text === '' ? undefined : { type: 'text', text: part.text }
     case 'image': {
+      if (part.url === undefined && part.data === undefined) return { type: 'text', text: UNCONVERTIBLE_IMAGE_TEXT }
       const out: JsonObject = { type: message.role === 'assistant' ? 'file' : 'image' }
-      const data = part.url ?? part.data ?? ''
+      const data = part.url ?? part.data
       if (out.type === 'file') out.data = data
       else out.image = data
       const mediaType = part.mediaType ?? (part.url === undefined ? undefined : parseDataUrl(part.url)?.mediaType)

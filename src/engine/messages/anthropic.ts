@@ -27,6 +27,7 @@ import {
   assertOwnFormat,
   expected,
   fail,
+  UNCONVERTIBLE_IMAGE_TEXT,
   inputFromArgsText,
   isNonEmptyString,
   isRecord,
@@ -183,8 +184,6 @@ function toolResultText(content: unknown, i: number, at: string): string {
 // ---------------------------------------------------------------------------
 // Output
 
-type Role = 'user' | 'assistant'
-
 function serialize(messages: readonly CanonicalMessage[]): { messages: unknown[]; system?: unknown } {
   const systems: CanonicalMessage[] = []
   const out: JsonObject[] = []
@@ -246,15 +245,17 @@ function convert(message: CanonicalMessage): JsonObject[] {
   })
   if (message.role === 'assistant') {
     const out: JsonObject[] = []
-    if (blocks.length > 0) out.push({ role: 'assistant', content: blocks })
+    if (blocks.length > 0) out.push({ role: 'assistant', content: compactContent(blocks) })
     if (results.length > 0) out.push({ role: 'user', content: results })
     return out
   }
   const content = [...results, ...blocks]
-  if (content.length === 0) return []
-  // A lone text block is written as plain string content, the common form.
-  if (content.length === 1 && content[0].type === 'text') return [{ role: 'user', content: content[0].text }]
-  return [{ role: 'user', content }]
+  return content.length === 0 ? [] : [{ role: 'user', content: compactContent(content) }]
+}
+
+/** A lone text block is written as plain string content, the common form. */
+function compactContent(blocks: JsonObject[]): string | JsonObject[] {
+  return blocks.length === 1 && blocks[0].type === 'text' ? (blocks[0].text as string) : blocks
 }
 
 function toBlock(message: CanonicalMessage, part: CanonicalPart, k: number): JsonObject | undefined {
@@ -281,7 +282,8 @@ function imageBlock(part: ImagePart): JsonObject {
   const inline = part.url === undefined ? undefined : parseDataUrl(part.url)
   if (inline) return { type: 'image', source: { type: 'base64', media_type: inline.mediaType, data: inline.data } }
   if (part.url !== undefined) return { type: 'image', source: { type: 'url', url: part.url } }
-  return { type: 'image', source: { type: 'base64', media_type: part.mediaType ?? 'image/png', data: part.data ?? '' } }
+  if (part.data !== undefined) return { type: 'image', source: { type: 'base64', media_type: part.mediaType ?? 'image/png', data: part.data } }
+  return { type: 'text', text: UNCONVERTIBLE_IMAGE_TEXT }
 }
 
 /** Redacted reasoning keeps its data; other reasoning needs a signature, else it is dropped (Anthropic rejects unsigned thinking). */

@@ -128,9 +128,9 @@ function ambiguity(signal: Signal, applied: readonly Signal[]): MessageFormatErr
   const seen = [...new Set([...earlier.formats, ...signal.formats])].map((f) => LABELS[f])
   return new MessageFormatError(
     signal.field,
-    `ambiguous message format: ${signal.what} here is ${label(signal.formats)}, but ${earlier.field} has ${earlier.what}, which is ` +
-      `${label(earlier.formats)} (formats seen: ${seen.join(', ')}). Messages must all use one format; ` +
-      'set the request\'s "format" field to "openai", "anthropic" or "ai-sdk" explicitly.',
+    `ambiguous message format: found ${signal.what} (${label(signal.formats)}) here, but ${earlier.what} (${label(earlier.formats)}) ` +
+      `at ${earlier.field}. Formats seen: ${seen.join(', ')}. Use one format for all messages, or set the request's "format" ` +
+      'field to "openai", "anthropic" or "ai-sdk".',
     signal.index,
   )
 }

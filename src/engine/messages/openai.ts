@@ -21,6 +21,7 @@
 import type { CanonicalConversation, CanonicalMessage, CanonicalPart, CanonicalRole, ImagePart, OpaquePart, TextPart, ToolCallPart, ToolResultPart } from './canonical.ts'
 import {
   CREATED_INDEX,
+  UNCONVERTIBLE_IMAGE_TEXT,
   type FormatAdapter,
   type JsonObject,
   assertOwnFormat,
@@ -104,6 +105,17 @@ function parseContent(content: unknown, i: number, nullable: boolean): Canonical
   return parts
 }
 
+/** Structural part types of the other formats, by format. */
+const FOREIGN_PART_TYPES: Record<string, string> = {
+  tool_use: 'Anthropic',
+  tool_result: 'Anthropic',
+  thinking: 'Anthropic',
+  redacted_thinking: 'Anthropic',
+  'tool-call': 'AI SDK',
+  'tool-result': 'AI SDK',
+  reasoning: 'AI SDK',
+}
+
 function parseContentPart(part: unknown, i: number, j: number): TextPart | ImagePart | OpaquePart {
   if (!isRecord(part)) expected(i, `messages[${i}].content[${j}]`, 'a content part object', part)
   switch (part.type) {
@@ -125,6 +137,14 @@ function parseContentPart(part: unknown, i: number, j: number): TextPart | Image
     default:
       if (typeof part.type !== 'string') {
         expected(i, `messages[${i}].content[${j}].type`, 'a string such as "text" or "image_url"', part.type)
+      }
+      if (FOREIGN_PART_TYPES[part.type]) {
+        // Tool and reasoning blocks of another format would silently lose their pairing here.
+        fail(
+          i,
+          `messages[${i}].content[${j}].type`,
+          `"${part.type}" is a ${FOREIGN_PART_TYPES[part.type]} part, not valid in OpenAI messages; send format "${FOREIGN_PART_TYPES[part.type] === 'Anthropic' ? 'anthropic' : 'ai-sdk'}" or omit format`,
+        )
       }
       // input_audio, file and part types newer than this adapter: kept, counted as JSON.
       return { type: 'opaque', text: jsonText(part) }
@@ -290,9 +310,11 @@ function textContent(texts: readonly TextPart[]): string | JsonObject[] {
 
 function userContent(parts: readonly (TextPart | ImagePart)[]): string | JsonObject[] {
   if (parts.every((p) => p.type === 'text')) return textContent(parts as TextPart[])
-  return parts.map((p) =>
-    p.type === 'text' ? { type: 'text', text: p.text } : { type: 'image_url', image_url: { url: p.url ?? toDataUrl(p.mediaType, p.data ?? '') } },
-  )
+  return parts.map((p) => {
+    if (p.type === 'text') return { type: 'text', text: p.text }
+    if (p.url === undefined && p.data === undefined) return { type: 'text', text: UNCONVERTIBLE_IMAGE_TEXT }
+    return { type: 'image_url', image_url: { url: p.url ?? toDataUrl(p.mediaType, p.data as string) } }
+  })
 }
 
 // ---------------------------------------------------------------------------

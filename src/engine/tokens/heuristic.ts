@@ -8,26 +8,29 @@
  * each piece is priced by its class and length:
  *
  * - ASCII words: one token up to a few letters, slowly more for long words;
- *   a single punctuation character glued in front (".name", "(x") is cheap.
+ *   pieces glued to other text (identifiers, path parts) cost a bit more, and a
+ *   lone punctuation mark glued in front (".name", "(x", "/usr") a fraction.
  * - Digits: ceil(n / 3) tokens per run, plus one for a space in front.
- * - Punctuation runs: one token for up to 3 characters, more for longer runs.
+ * - Punctuation runs: one token for up to 3 characters, more for longer runs;
+ *   runs of one repeated character ("-----") are compressed.
  * - Whitespace: a line break (or run of them) is one token, indentation one more.
+ * - JSON escapes: \n and \uXXXX in tool-call arguments are priced as o200k splits them.
  * - CJK (Han, kana, Hangul) and other scripts: a per-character rate per script.
- * - Emoji and other astral characters: one token per UTF-16 code unit.
+ * - Symbols one token each; emoji and other astral characters one per UTF-16 unit.
  * - Random-looking blobs (base64, hex: long unbroken runs of letters, digits and
  *   + / = - _ with many pre-token boundaries): priced per character at the rate
  *   measured for random base64/hex, since BPE finds almost no merges in them.
  *
  * No regular expression is used, so the cost is strictly linear in the input.
  * Constants were calibrated against o200k_base with test/eval/token-accuracy.ts
- * (see docs/tokens.md for the measured table).
+ * (see docs/tokens.md for the measured table and the known blind spots).
  */
 
 // ---------------------------------------------------------------------------
 // Calibration constants
 // ---------------------------------------------------------------------------
 
-/** ASCII words up to this many letters are (almost always) a single o200k token. */
+/** Space-separated ASCII words up to this many letters are (almost always) a single o200k token. */
 const WORD_FREE_LETTERS = 6
 /** Extra tokens per letter beyond WORD_FREE_LETTERS: long/rare words split into pieces. */
 const WORD_EXTRA_PER_LETTER = 0.06
@@ -35,10 +38,21 @@ const WORD_EXTRA_PER_LETTER = 0.06
 const WORD_LONG_LETTERS = 12
 /** Additional tokens per letter beyond WORD_LONG_LETTERS. */
 const WORD_LONG_EXTRA_PER_LETTER = 0.2
+/** Pieces not preceded by a space (identifiers, path parts, "x.y") are rarer in the vocabulary. */
+const IDENT_FREE_LETTERS = 5
+/** Extra tokens per letter beyond IDENT_FREE_LETTERS for such pieces. */
+const IDENT_EXTRA_PER_LETTER = 0.15
 /** All-caps pieces (HTTP, TODO, ERROR) have fewer merges than lower-case words. */
 const CAPS_EXTRA_PER_LETTER = 0.15
-/** A lone punctuation mark glued to the next word ("(x", ".name", "_id") is often merged into it. */
-const PREFIX_PUNCT_COST = 0.25
+/**
+ * A lone punctuation mark glued to the next word is part of the word's
+ * pre-token. Measured extra tokens: "_" 0.04, "." 0.05, "(" 0.09, "-" 0.28,
+ * "/" 0.44 (and path parts after it are rarer words), others 0.4-1.0.
+ */
+const PREFIX_CHEAP_COST = 0.1 // _ . ( @ [
+const PREFIX_DASH_COST = 0.35 // -
+const PREFIX_SLASH_COST = 0.6 // /
+const PREFIX_OTHER_COST = 0.7 // = < : " + | # ...
 
 /** o200k splits digit runs into groups of up to this many digits. */
 const DIGITS_PER_TOKEN = 3
@@ -46,49 +60,83 @@ const DIGITS_PER_TOKEN = 3
 /** Punctuation runs up to this length ("});", "==", "->") are usually one token. */
 const PUNCT_FREE_CHARS = 3
 /** Extra tokens per punctuation char beyond PUNCT_FREE_CHARS. */
-const PUNCT_EXTRA_PER_CHAR = 0.5
-/** Runs of one repeated character ("=====", "-----") merge into long tokens. */
-const REPEAT_CHARS_PER_TOKEN = 16
+const PUNCT_EXTRA_PER_CHAR = 0.6
+/** Runs of one repeated ASCII character ("=====", "-----") merge into long tokens (measured ~64 chars/token). */
+const REPEAT_ASCII_CHARS_PER_TOKEN = 32
+/** Repeated box-drawing or other symbols ("────", "════") merge less: measured 8-16 chars/token. */
+const REPEAT_SYMBOL_CHARS_PER_TOKEN = 8
+/** Marks next to such runs ("|:" and ":|" in "|:-----:|") rarely merge: about one token per char. */
+const MIXED_NEAR_REPEAT_PER_CHAR = 0.9
+/** A repeated character counts as a run from this length on. */
+const REPEAT_MIN_CHARS = 4
+/** Long runs of spaces: o200k has space tokens up to ~80 wide; 64 keeps the estimate conservative. */
+const SPACES_PER_TOKEN = 64
+
+/**
+ * A JSON/JS escape like \ub9ac (common for non-ASCII text in tool arguments) is
+ * split like any letter/digit mix: one token for "\u", one per letter or digit
+ * group of the four hex digits. Measured 3.4 tokens on average.
+ */
+const UNICODE_ESCAPE_BASE_TOKENS = 1
+
+/** An escaped \n, \t or \r inside JSON-encoded text (tool arguments): the pair is about one token. */
+const ESCAPE_TOKENS = 1.1
+
+/** Runs of blank lines: o200k has newline tokens up to 16 wide. */
+const NEWLINES_PER_TOKEN = 16
 
 /** A line break right after punctuation ("{\n", ");\n") is usually merged into it. */
 const NEWLINE_AFTER_PUNCT_COST = 0.3
 
 /** Han characters: measured ~0.70-0.74 tokens/char in o200k. */
-const HAN_PER_CHAR = 0.76
+const HAN_PER_CHAR = 0.75
 /** Hiragana/katakana: measured ~0.73-0.80 tokens/char. */
-const KANA_PER_CHAR = 0.8
+const KANA_PER_CHAR = 0.78
 /** Hangul syllables: measured ~0.63 tokens/char plus ~0.4 per space-separated word. */
-const HANGUL_PER_CHAR = 0.66
-const HANGUL_PER_RUN = 0.45
-/** Cyrillic: ~0.16-0.24 tokens/char plus ~0.5 per word. */
-const CYRILLIC_PER_CHAR = 0.22
-const CYRILLIC_PER_RUN = 0.6
-/** Greek: ~0.47 tokens/char. */
-const GREEK_PER_CHAR = 0.5
+const HANGUL_PER_CHAR = 0.63
+const HANGUL_PER_RUN = 0.4
+/** Cyrillic: ~0.16 tokens/char plus ~0.55 per word. */
+const CYRILLIC_PER_CHAR = 0.18
+const CYRILLIC_PER_RUN = 0.55
+/** Greek: ~0.35-0.47 tokens/char. */
+const GREEK_PER_CHAR = 0.42
 /** Arabic and Hebrew: ~0.25 tokens/char plus ~0.3 per word. */
 const ARABIC_PER_CHAR = 0.28
 const ARABIC_PER_RUN = 0.35
-/** Devanagari and other Indic / Southeast-Asian scripts: ~0.45 tokens/char. */
-const INDIC_PER_CHAR = 0.5
-/** Accented Latin letters inside words usually break the word's merges. */
-const LATIN_EXT_PER_CHAR = 0.8
+/** Hebrew: ~0.4 tokens/char plus the Arabic per-word cost. */
+const HEBREW_PER_CHAR = 0.42
+/** Devanagari and other Indic / Southeast-Asian scripts: ~0.4-0.45 tokens/char. */
+const INDIC_PER_CHAR = 0.45
+/** Accented Latin letters are part of the word; common ones (é, ü, ß) merge, rarer ones (ł, ø) split it. */
+const LATIN_EXT_PER_CHAR = 0.35
+/** Combining marks (decomposed accents) rarely merge: about one token each. */
+const MARK_PER_CHAR = 1.0
+/** Stacked combining marks ("Zalgo" text) are split to bytes: measured ~2 tokens each. */
+const STACKED_MARK_PER_CHAR = 2.0
 /** Letters of scripts not listed above. */
 const OTHER_LETTER_PER_CHAR = 0.6
 /** CJK and fullwidth punctuation: about one token each. */
 const CJK_PUNCT_PER_CHAR = 1.0
-/** Other non-ASCII symbols (box drawing, arrows, dashes, quotes): about one token each. */
-const SYMBOL_PER_CHAR = 0.9
+/** Other non-ASCII symbols (box drawing, arrows, dashes, quotes): measured 1.0-1.1 tokens each. */
+const SYMBOL_PER_CHAR = 1.0
 /** Astral characters (emoji) are 2 code units and usually 1-3 tokens; ZWJ sequences more. */
 const ASTRAL_PER_CODE_UNIT = 1.0
 
 /** Unbroken letter/digit runs shorter than this are priced word by word. */
 const BLOB_MIN_CHARS = 16
-/** Pre-token boundaries per char above which a run looks random (English words: ~0.15; base64/hex: ~0.45). */
+/** Letter/digit pieces per char above which a run looks random (words, paths: < 0.2; base64/hex: ~0.45). */
 const BLOB_MIN_PIECES_PER_CHAR = 0.3
 /** Random base64: o200k measured ~1.47 chars/token. */
 const BASE64_TOKENS_PER_CHAR = 1 / 1.45
 /** Random hex: o200k measured ~1.74 chars/token. */
 const HEX_TOKENS_PER_CHAR = 1 / 1.7
+
+/**
+ * Final multiplier on the sum of piece costs. A vocabulary-free estimate cannot
+ * see rare words (proper nouns, project and package names: "sqlfluff" is 3
+ * tokens, "Kanban" 2), which made real agent transcripts come out 1-2% low.
+ */
+const RARE_WORD_ALLOWANCE = 1.02
 
 /**
  * Multiplier applied to the estimate for models whose tokenizer is not o200k
@@ -119,6 +167,7 @@ const INDIC = 16
 const LATIN_EXT = 17
 const OTHER_LETTER = 18
 const MARK = 19
+const HEBREW = 23
 const CJK_PUNCT = 20
 const SYMBOL = 21
 const ASTRAL = 22
@@ -135,7 +184,7 @@ for (let c = 0; c < 128; c++) {
   ASCII_CLASS[c] = k
 }
 
-function classOf(c: number): number {
+function computeClass(c: number): number {
   if (c < 0x80) return ASCII_CLASS[c]
   if (c >= 0x4e00 && c <= 0x9fff) return HAN
   if (c >= 0xac00 && c <= 0xd7af) return HANGUL
@@ -156,7 +205,8 @@ function classOf(c: number): number {
   if (c >= 0x0300 && c <= 0x036f) return MARK
   if (c >= 0x0370 && c <= 0x03ff) return GREEK
   if (c >= 0x0400 && c <= 0x052f) return CYRILLIC
-  if (c >= 0x0590 && c <= 0x08ff) return ARABIC // Hebrew, Arabic, Syriac, Thaana
+  if (c >= 0x0590 && c <= 0x05ff) return HEBREW
+  if (c >= 0x0600 && c <= 0x08ff) return ARABIC // Arabic, Syriac, Thaana
   if (c >= 0x0900 && c <= 0x0eff) return INDIC // Indic scripts, Thai, Lao
   if ((c >= 0x1100 && c <= 0x11ff) || (c >= 0x3130 && c <= 0x318f)) return HANGUL
   if ((c >= 0x3400 && c <= 0x4dbf) || (c >= 0xf900 && c <= 0xfaff)) return HAN
@@ -164,16 +214,20 @@ function classOf(c: number): number {
   if (c >= 0x2000 && c <= 0x200a) return HSPACE
   if (c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f) return HSPACE
   if (c >= 0x2000 && c <= 0x2bff) return SYMBOL // punctuation, arrows, math, box drawing, dingbats
-  if (c >= 0xfe00 && c <= 0xfe0f) return MARK // variation selectors
+  if (c >= 0xfe00 && c <= 0xfe0f) return SYMBOL // variation selectors (emoji presentation): ~1 token
   if (c >= 0xe000 && c <= 0xf8ff) return SYMBOL // private use
   if (c >= 0xfe10 && c <= 0xfe6f) return CJK_PUNCT // vertical and small forms
   if (c === 0xfeff || c === 0xfffd) return SYMBOL
   return OTHER_LETTER
 }
 
+/** Class of every UTF-16 code unit, precomputed (64 KiB) so the scan does one lookup per char. */
+const CLASS_TABLE = new Uint8Array(0x10000)
+for (let c = 0; c < 0x10000; c++) CLASS_TABLE[c] = computeClass(c)
+
 /** Non-ASCII classes that are letters (\p{L} / \p{M}) for the pre-tokenizer. */
 function isNonAsciiLetter(k: number): boolean {
-  return k >= HAN && k <= MARK
+  return (k >= HAN && k <= MARK) || k === HEBREW
 }
 
 function perCharRate(k: number): number {
@@ -186,7 +240,8 @@ function perCharRate(k: number): number {
     case ARABIC: return ARABIC_PER_CHAR
     case INDIC: return INDIC_PER_CHAR
     case LATIN_EXT: return LATIN_EXT_PER_CHAR
-    case MARK: return 0
+    case MARK: return MARK_PER_CHAR
+    case HEBREW: return HEBREW_PER_CHAR
     default: return OTHER_LETTER_PER_CHAR
   }
 }
@@ -196,20 +251,238 @@ function perRunCost(k: number): number {
     case HANGUL: return HANGUL_PER_RUN
     case CYRILLIC: return CYRILLIC_PER_RUN
     case ARABIC: return ARABIC_PER_RUN
+    case HEBREW: return ARABIC_PER_RUN
     default: return 0
   }
 }
 
 function isLetterClass(k: number): boolean {
-  return k === LOWER || k === UPPER || (k >= HAN && k <= MARK)
+  return k === LOWER || k === UPPER || isNonAsciiLetter(k)
 }
 
-function wordCost(letters: number, caps: boolean): number {
+function prefixCost(c: number): number {
+  switch (c) {
+    case 0x5f: // _
+    case 0x2e: // .
+    case 0x28: // (
+    case 0x40: // @
+    case 0x5b: // [
+      return PREFIX_CHEAP_COST
+    case 0x2d: // -
+      return PREFIX_DASH_COST
+    case 0x2f: // /
+      return PREFIX_SLASH_COST
+    default:
+      return PREFIX_OTHER_COST
+  }
+}
+
+function mixedPunctCost(chars: number): number {
+  if (chars === 0) return 0
+  return chars <= PUNCT_FREE_CHARS ? 1 : 1 + (chars - PUNCT_FREE_CHARS) * PUNCT_EXTRA_PER_CHAR
+}
+
+function wordCost(letters: number, caps: boolean, spaced: boolean): number {
   let cost = 1
-  if (letters > WORD_FREE_LETTERS) cost += (letters - WORD_FREE_LETTERS) * WORD_EXTRA_PER_LETTER
+  if (spaced) {
+    if (letters > WORD_FREE_LETTERS) cost += (letters - WORD_FREE_LETTERS) * WORD_EXTRA_PER_LETTER
+  } else if (letters > IDENT_FREE_LETTERS) {
+    cost += (letters - IDENT_FREE_LETTERS) * IDENT_EXTRA_PER_LETTER
+  }
   if (letters > WORD_LONG_LETTERS) cost += (letters - WORD_LONG_LETTERS) * WORD_LONG_EXTRA_PER_LETTER
   if (caps && letters > 2) cost += (letters - 2) * CAPS_EXTRA_PER_LETTER
   return cost
+}
+
+/** wordCost() precomputed for pieces shorter than WORD_TABLE_SIZE letters. */
+const WORD_TABLE_SIZE = 64
+const WORD_COST = new Float64Array(4 * WORD_TABLE_SIZE)
+function wordTableIndex(letters: number, caps: boolean, spaced: boolean): number {
+  return ((caps ? 2 : 0) + (spaced ? 1 : 0)) * WORD_TABLE_SIZE + letters
+}
+for (let letters = 0; letters < WORD_TABLE_SIZE; letters++) {
+  for (const caps of [false, true]) {
+    for (const spaced of [false, true]) WORD_COST[wordTableIndex(letters, caps, spaced)] = wordCost(letters, caps, spaced)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Run scanners. Each reads one run starting at `i`, leaves its cost in
+// `run[COST]` and returns the index just past the run. (A Float64Array slot,
+// unlike a module-level `let`, stores a double without allocating, so the hot
+// loop stays allocation-free.)
+// ---------------------------------------------------------------------------
+
+const run = new Float64Array(1)
+const COST = 0
+
+/** A letter piece as o200k splits it: [A-Z]*[a-z]+ or [A-Z]+. Accented Latin letters and marks stay in it. */
+function scanWord(text: string, i: number, n: number, spaced: boolean): number {
+  let j = i
+  let cj = text.charCodeAt(i)
+  while (cj >= 0x41 && cj <= 0x5a) cj = ++j < n ? text.charCodeAt(j) : 0
+  const upper = j - i
+  let accented = 0
+  let marks = 0
+  let stacked = 0 // marks that follow another mark
+  for (;;) {
+    if (cj >= 0x61 && cj <= 0x7a) {
+      // lower-case ASCII letter
+    } else if (cj >= 0x80) {
+      const k = CLASS_TABLE[cj]
+      if (k === LATIN_EXT) accented++
+      else if (k === MARK) {
+        marks++
+        if (CLASS_TABLE[text.charCodeAt(j - 1)] === MARK) stacked++
+      } else break
+    } else break
+    cj = ++j < n ? text.charCodeAt(j) : 0
+  }
+  const len = j - i
+  const letters = len - marks
+  run[COST] =
+    (letters < WORD_TABLE_SIZE ? WORD_COST[wordTableIndex(letters, upper === len, spaced)] : wordCost(letters, upper === len, spaced)) +
+    accented * LATIN_EXT_PER_CHAR +
+    (marks - stacked) * MARK_PER_CHAR +
+    stacked * STACKED_MARK_PER_CHAR
+  return j
+}
+
+/** Digits: o200k takes them three at a time. */
+function scanDigits(text: string, i: number, n: number): number {
+  let j = i + 1
+  while (j < n) {
+    const cj = text.charCodeAt(j)
+    if (cj < 0x30 || cj > 0x39) break
+    j++
+  }
+  run[COST] = Math.ceil((j - i) / DIGITS_PER_TOKEN)
+  return j
+}
+
+/** Spaces, tabs and line breaks. */
+function scanWhitespace(text: string, i: number, n: number, k: number): number {
+  let j = i + 1
+  let newlines = k === NEWLINE ? 1 : 0
+  let trailing = k === HSPACE ? 1 : 0 // horizontal spaces after the last line break
+  let spaceBeforeFirstNewline = k === HSPACE
+  while (j < n) {
+    const kk = CLASS_TABLE[text.charCodeAt(j)]
+    if (kk === NEWLINE) {
+      newlines++
+      trailing = 0
+    } else if (kk === HSPACE) {
+      if (newlines === 0) spaceBeforeFirstNewline = true
+      trailing++
+    } else break
+    j++
+  }
+  let cost = 0
+  if (newlines > 0) {
+    // A newline straight after punctuation joins the punctuation's pre-token.
+    const prev = i > 0 ? CLASS_TABLE[text.charCodeAt(i - 1)] : 0
+    const afterPunct = !spaceBeforeFirstNewline && (prev === PUNCT || prev === BLOB_PUNCT)
+    cost += afterPunct ? NEWLINE_AFTER_PUNCT_COST : 1
+    if (newlines > NEWLINES_PER_TOKEN) cost += Math.ceil(newlines / NEWLINES_PER_TOKEN) - 1
+  }
+  if (trailing > 0) {
+    if (j >= n) {
+      cost += Math.ceil(trailing / SPACES_PER_TOKEN)
+    } else {
+      // The last space joins the next word or punctuation mark, but not digits.
+      cost += Math.ceil((trailing - 1) / SPACES_PER_TOKEN)
+      if (CLASS_TABLE[text.charCodeAt(j)] === DIGIT) cost += 1
+    }
+  }
+  run[COST] = cost
+  return j
+}
+
+/** A run of non-ASCII letters (CJK, Hangul, Cyrillic...), priced per character by script. */
+function scanScript(text: string, i: number, n: number, k: number): number {
+  let j = i + 1
+  let perChar = perCharRate(k)
+  let prevK = k
+  let cost = perRunCost(k) + perChar
+  while (j < n) {
+    const cj = text.charCodeAt(j)
+    if (cj < 0x80) break
+    const kk = CLASS_TABLE[cj]
+    if (!isNonAsciiLetter(kk)) break
+    if (kk !== prevK) {
+      perChar = perCharRate(kk)
+      cost += perRunCost(kk)
+      prevK = kk
+    }
+    cost += perChar
+    j++
+  }
+  run[COST] = cost
+  return j
+}
+
+/** Set by scanPunct: the run was only + / = - _ characters (it can continue a blob). */
+let runBlobPunct = false
+
+/**
+ * Punctuation and symbols: one pre-token (` ?[^\s\p{L}\p{N}]+`). BPE merges
+ * short mixed stretches ("});", "=>") into one token; a long run of one
+ * repeated character ("-----", "────") is its own token (or a few), and
+ * breaks the merges around it ("|------|" is three tokens).
+ */
+function scanPunct(text: string, i: number, n: number, c: number, k: number): number {
+  let j = i + 1
+  let cost = 0
+  let allBlobPunct = k === BLOB_PUNCT
+  let mixed = 0 // ASCII chars in the current mixed stretch
+  let repeats = false // whether the run contains a repeated-char segment
+  let segChar = c
+  let segClass = k
+  let segLen = 1
+  for (;;) {
+    const cj = j < n ? text.charCodeAt(j) : -1
+    if (cj === segChar) {
+      segLen++
+      j++
+      continue
+    }
+    // Flush the segment of identical characters.
+    if (segClass === PUNCT || segClass === BLOB_PUNCT) {
+      if (segLen < REPEAT_MIN_CHARS) mixed += segLen
+      else {
+        cost += mixed * MIXED_NEAR_REPEAT_PER_CHAR + Math.ceil(segLen / REPEAT_ASCII_CHARS_PER_TOKEN)
+        mixed = 0
+        repeats = true
+      }
+    } else if (segClass === SYMBOL) {
+      cost += segLen < REPEAT_MIN_CHARS ? segLen * SYMBOL_PER_CHAR : Math.ceil(segLen / REPEAT_SYMBOL_CHARS_PER_TOKEN)
+    } else if (segClass === CJK_PUNCT) cost += segLen * CJK_PUNCT_PER_CHAR
+    else cost += segLen * ASTRAL_PER_CODE_UNIT
+    if (cj < 0) break
+    const kk = CLASS_TABLE[cj]
+    if (kk !== PUNCT && kk !== BLOB_PUNCT && kk !== SYMBOL && kk !== CJK_PUNCT && kk !== ASTRAL) break
+    if (kk !== BLOB_PUNCT) allBlobPunct = false
+    segChar = cj
+    segClass = kk
+    segLen = 1
+    j++
+  }
+  // A lone mark glues onto the following word ("(x", ".name"), unless a space
+  // precedes it: then the space and the mark form their own token (` "`).
+  if (
+    j === i + 1 &&
+    c < 0x80 &&
+    j < n &&
+    isLetterClass(CLASS_TABLE[text.charCodeAt(j)]) &&
+    !(i > 0 && CLASS_TABLE[text.charCodeAt(i - 1)] === HSPACE)
+  ) {
+    cost = prefixCost(c)
+  } else {
+    cost += repeats ? mixed * MIXED_NEAR_REPEAT_PER_CHAR : mixedPunctCost(mixed)
+  }
+  runBlobPunct = allBlobPunct
+  run[COST] = cost
+  return j
 }
 
 // ---------------------------------------------------------------------------
@@ -222,162 +495,164 @@ export function estimateTextTokens(text: string): number {
   if (n === 0) return 0
 
   let tokens = 0
-  // Current alphanumeric blob (letters, digits, + / = - _ without breaks).
+  // The current blob: an unbroken run of letters, digits and + / = - _.
   let blobStart = -1
   let blobCost = 0
   let blobPieces = 0
   let blobDigits = 0
   let blobLetters = 0
-  let blobHexOnly = true
+  // Whether the previous run was a \n-style escape.
+  let afterEscape = false
 
   let i = 0
   while (i < n) {
     const c = text.charCodeAt(i)
-    const k = classOf(c)
-    let cost = 0
-    let j = i + 1
-    // Blob bookkeeping for this run.
+    const k = CLASS_TABLE[c]
+    let j: number
     let inBlob = false
-    let runDigits = 0
-    let runLetters = 0
-    let runHex = true
 
-    if (k === LOWER || k === UPPER) {
-      // One o200k letter piece: [A-Z]*[a-z]+ or [A-Z]+ (splits at lower→Upper).
-      j = i
-      let cj = c
-      while (cj >= 0x41 && cj <= 0x5a) {
-        if (cj > 0x46) runHex = false
-        cj = ++j < n ? text.charCodeAt(j) : 0
-      }
-      const upper = j - i
-      while (cj >= 0x61 && cj <= 0x7a) {
-        if (cj > 0x66) runHex = false
-        cj = ++j < n ? text.charCodeAt(j) : 0
-      }
-      runLetters = j - i
-      cost = wordCost(runLetters, upper === runLetters)
+    if (k === LOWER || k === UPPER || k === LATIN_EXT) {
+      // Words after a space, a line break or an escaped \n, or at the very start,
+      // are priced as words; glued pieces (x.y, camelCase parts) as identifiers.
+      const prev = i > 0 ? CLASS_TABLE[text.charCodeAt(i - 1)] : HSPACE
+      j = scanWord(text, i, n, afterEscape || prev === HSPACE || prev === NEWLINE)
       inBlob = true
+      blobLetters += j - i // (reset below if this run starts the blob)
     } else if (k === DIGIT) {
-      let cj = j < n ? text.charCodeAt(j) : 0
-      while (cj >= 0x30 && cj <= 0x39) cj = ++j < n ? text.charCodeAt(j) : 0
-      runDigits = j - i
-      cost = Math.ceil(runDigits / DIGITS_PER_TOKEN)
+      j = scanDigits(text, i, n)
       inBlob = true
+      blobDigits += j - i
     } else if (k === HSPACE || k === NEWLINE) {
-      let hasNewline = k === NEWLINE
-      let trailing = k === HSPACE ? 1 : 0
-      let spaceBeforeFirstNewline = k === HSPACE
-      while (j < n) {
-        const kk = classOf(text.charCodeAt(j))
-        if (kk === NEWLINE) {
-          hasNewline = true
-          trailing = 0
-        } else if (kk === HSPACE) {
-          if (!hasNewline) spaceBeforeFirstNewline = true
-          trailing++
-        } else break
-        j++
-      }
-      if (hasNewline) {
-        // A newline straight after punctuation joins the punctuation's pre-token.
-        const prev = i > 0 ? classOf(text.charCodeAt(i - 1)) : 0
-        const afterPunct = !spaceBeforeFirstNewline && (prev === PUNCT || prev === BLOB_PUNCT)
-        cost += afterPunct ? NEWLINE_AFTER_PUNCT_COST : 1
-      }
-      if (trailing > 0) {
-        if (j >= n) cost += 1
-        else {
-          const next = classOf(text.charCodeAt(j))
-          if (next === DIGIT) cost += trailing >= 2 ? 2 : 1
-          else if (trailing >= 2) cost += 1
-        }
-      }
+      if (c === 0x20 && i + 1 < n) {
+        // Fast path: a single space before a word or punctuation mark joins it (0 tokens).
+        const next = CLASS_TABLE[text.charCodeAt(i + 1)]
+        if (next === LOWER || next === UPPER || next === PUNCT) {
+          j = i + 1
+          run[COST] = 0
+        } else j = scanWhitespace(text, i, n, k)
+      } else j = scanWhitespace(text, i, n, k)
     } else if (isNonAsciiLetter(k)) {
-      // A run of non-ASCII letters; marks join the run.
-      let perChar = perCharRate(k)
-      let prevK = k
-      cost = perRunCost(k) + perChar
-      while (j < n) {
-        const cj = text.charCodeAt(j)
-        if (cj < 0x80) break
-        const kk = classOf(cj)
-        if (kk === MARK) {
-          j++
-          continue
-        }
-        if (!isNonAsciiLetter(kk)) break
-        if (kk !== prevK) {
-          perChar = perCharRate(kk)
-          cost += perRunCost(kk)
-          prevK = kk
-        }
-        cost += perChar
-        j++
+      j = scanScript(text, i, n, k)
+    } else if (c === 0x5c && isUnicodeEscape(text, i, n)) {
+      // \uXXXX (JSON-escaped non-ASCII text).
+      j = i + 6
+      run[COST] = UNICODE_ESCAPE_BASE_TOKENS + hexGroups(text, i + 2, j)
+    } else if (c === 0x5c && i + 1 < n && isEscapeLetter(text.charCodeAt(i + 1))) {
+      // \n, \t, \r in JSON-encoded text; the word after it is priced like a spaced word.
+      j = i + 2
+      run[COST] = ESCAPE_TOKENS
+      afterEscape = true
+      if (blobStart >= 0) {
+        tokens += i - blobStart < BLOB_MIN_CHARS ? blobCost : blobTokens(text, blobStart, i, blobCost, blobPieces, blobDigits, blobLetters)
+        blobStart = -1
       }
+      tokens += run[COST]
+      i = j
+      continue
     } else {
-      // Punctuation and symbols: one pre-token (` ?[^\s\p{L}\p{N}]+`).
-      let allBlobPunct = k === BLOB_PUNCT
-      let ascii = c < 0x80 ? 1 : 0
-      let symbols = k === SYMBOL ? 1 : 0
-      let cjk = k === CJK_PUNCT ? 1 : 0
-      let astral = k === ASTRAL ? 1 : 0
-      let repeated = true
-      while (j < n) {
-        const cj = text.charCodeAt(j)
-        const kk = classOf(cj)
-        if (kk === PUNCT || kk === BLOB_PUNCT) ascii++
-        else if (kk === SYMBOL) symbols++
-        else if (kk === CJK_PUNCT) cjk++
-        else if (kk === ASTRAL) astral++
-        else break
-        if (kk !== BLOB_PUNCT) allBlobPunct = false
-        if (cj !== c) repeated = false
-        j++
-      }
-      const len = j - i
-      const nextIsLetter = j < n && isLetterClass(classOf(text.charCodeAt(j)))
-      if (len === 1 && ascii === 1 && nextIsLetter) {
-        cost = PREFIX_PUNCT_COST
-      } else if (repeated && ascii === len && len > PUNCT_FREE_CHARS) {
-        cost = Math.ceil(len / REPEAT_CHARS_PER_TOKEN)
-      } else {
-        cost = ascii > 0 ? 1 + Math.max(0, ascii - PUNCT_FREE_CHARS) * PUNCT_EXTRA_PER_CHAR : 0
-        cost += symbols * SYMBOL_PER_CHAR + cjk * CJK_PUNCT_PER_CHAR + astral * ASTRAL_PER_CODE_UNIT
-      }
-      inBlob = allBlobPunct
-      runHex = allBlobPunct && len === 1 && c === 0x2d // only '-' (UUIDs) keeps a blob hex
+      j = scanPunct(text, i, n, c, k)
+      inBlob = runBlobPunct
     }
+    afterEscape = false
 
     if (inBlob) {
       if (blobStart < 0) {
         blobStart = i
         blobCost = 0
         blobPieces = 0
-        blobDigits = 0
-        blobLetters = 0
-        blobHexOnly = true
+        blobDigits = k === DIGIT ? j - i : 0
+        blobLetters = k === DIGIT || k === BLOB_PUNCT ? 0 : j - i
       }
-      blobCost += cost
-      blobPieces++
-      blobDigits += runDigits
-      blobLetters += runLetters
-      if (!runHex) blobHexOnly = false
+      blobCost += run[COST]
+      if (k !== BLOB_PUNCT) blobPieces++
     } else {
       if (blobStart >= 0) {
-        tokens += blobTokens(i - blobStart, blobCost, blobPieces, blobDigits, blobLetters, blobHexOnly)
+        // (Most blobs are single words: skip the call for short ones.)
+        tokens += i - blobStart < BLOB_MIN_CHARS ? blobCost : blobTokens(text, blobStart, i, blobCost, blobPieces, blobDigits, blobLetters)
         blobStart = -1
       }
-      tokens += cost
+      tokens += run[COST]
     }
     i = j
   }
-  if (blobStart >= 0) tokens += blobTokens(n - blobStart, blobCost, blobPieces, blobDigits, blobLetters, blobHexOnly)
-  return Math.ceil(tokens)
+  if (blobStart >= 0) tokens += blobTokens(text, blobStart, n, blobCost, blobPieces, blobDigits, blobLetters)
+  // Round up, then add the allowance in whole tokens (so "user" stays 1, not 2).
+  const rounded = Math.ceil(tokens)
+  return rounded + Math.floor(rounded * (RARE_WORD_ALLOWANCE - 1))
 }
 
-function blobTokens(len: number, cost: number, pieces: number, digits: number, letters: number, hexOnly: boolean): number {
-  if (len < BLOB_MIN_CHARS || digits === 0 || letters === 0 || pieces < len * BLOB_MIN_PIECES_PER_CHAR) return cost
-  const random = len * (hexOnly ? HEX_TOKENS_PER_CHAR : BASE64_TOKENS_PER_CHAR)
+/** n, t, r: the letters of the escapes that stand for whitespace. */
+function isEscapeLetter(c: number): boolean {
+  return c === 0x6e || c === 0x74 || c === 0x72
+}
+
+function isHexDigit(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66)
+}
+
+/** `\u` followed by four hex digits at text[i]. */
+function isUnicodeEscape(text: string, i: number, n: number): boolean {
+  return (
+    i + 5 < n &&
+    text.charCodeAt(i + 1) === 0x75 &&
+    isHexDigit(text.charCodeAt(i + 2)) &&
+    isHexDigit(text.charCodeAt(i + 3)) &&
+    isHexDigit(text.charCodeAt(i + 4)) &&
+    isHexDigit(text.charCodeAt(i + 5))
+  )
+}
+
+/** Pre-token groups in a short hex string: letter runs count 1, digit runs ceil(n/3). */
+function hexGroups(text: string, from: number, to: number): number {
+  let groups = 0
+  let digits = 0
+  let prevLetter = false
+  for (let p = from; p < to; p++) {
+    const c = text.charCodeAt(p)
+    if (c <= 0x39) {
+      digits++
+      prevLetter = false
+    } else {
+      if (digits > 0) groups += Math.ceil(digits / DIGITS_PER_TOKEN)
+      digits = 0
+      if (!prevLetter) groups++
+      prevLetter = true
+    }
+  }
+  if (digits > 0) groups += Math.ceil(digits / DIGITS_PER_TOKEN)
+  return groups
+}
+
+/**
+ * Tokens for an unbroken run of letters, digits and + / = - _ from `start` to
+ * `end`: its word-by-word cost, or, if it looks random (long, mixed letters and
+ * digits, many pieces), the per-character rate of random base64 or hex.
+ */
+function blobTokens(text: string, start: number, end: number, cost: number, pieces: number, digits: number, letters: number): number {
+  const len = end - start
+  if (len < BLOB_MIN_CHARS || letters === 0 || pieces < len * BLOB_MIN_PIECES_PER_CHAR) return cost
+  // Without digits, only mixed case (base64 letters) looks random; "a/b/c/d" does not.
+  if (digits === 0 && !hasMixedCase(text, start, end)) return cost
+  const random = len * (isHexRun(text, start, end) ? HEX_TOKENS_PER_CHAR : BASE64_TOKENS_PER_CHAR)
   return random > cost ? random : cost
+}
+
+function hasMixedCase(text: string, start: number, end: number): boolean {
+  let upper = false
+  let lower = false
+  for (let p = start; p < end; p++) {
+    const c = text.charCodeAt(p)
+    if (c >= 0x41 && c <= 0x5a) upper = true
+    else if (c >= 0x61 && c <= 0x7a) lower = true
+  }
+  return upper && lower
+}
+
+/** Only hex digits (and '-', as in UUIDs). */
+function isHexRun(text: string, start: number, end: number): boolean {
+  for (let p = start; p < end; p++) {
+    const c = text.charCodeAt(p)
+    if (!isHexDigit(c) && c !== 0x2d) return false
+  }
+  return true
 }
