@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
+import { validatorCompiler } from 'fastify-type-provider-zod'
 import estimateRoutes from '../routes/estimate.ts'
 import healthRoutes from '../routes/health.ts'
 import type { Config } from './config.ts'
@@ -14,6 +14,7 @@ import databasePlugin from './plugins/database.ts'
 import errorsPlugin from './plugins/errors.ts'
 import providersPlugin from './plugins/providers.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
+import { fastSerializerCompiler } from './plugins/serializer.ts'
 import swaggerPlugin from './plugins/swagger.ts'
 
 declare module 'fastify' {
@@ -57,7 +58,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
   })
   app.setValidatorCompiler(validatorCompiler)
-  app.setSerializerCompiler(serializerCompiler)
+  app.setSerializerCompiler(fastSerializerCompiler as never)
   app.decorate('config', config)
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id)

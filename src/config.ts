@@ -16,6 +16,11 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
 const optionalUrl = optionalString.pipe(z.url().optional())
+const csv = (v: string) =>
+  v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
 
 export const configSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -51,6 +56,25 @@ export const configSchema = z.object({
   /** Timeout of one provider call (count_tokens, summaries), in ms. */
   PROVIDER_TIMEOUT_MS: int(30_000, 100),
   PROVIDER_MAX_RETRIES: int(2),
+
+  /**
+   * Summarizer models a request may choose, per provider (comma-separated; the first is
+   * the default). A provider is available only when its key is set (OpenAI-compatible
+   * servers without auth: set OPENAI_API_KEY to any value).
+   */
+  SUMMARIZER_OPENAI_MODELS: z.string().default('gpt-4o-mini').transform(csv),
+  SUMMARIZER_ANTHROPIC_MODELS: z.string().default('claude-haiku-4-5').transform(csv),
+  /** Provider used by the llm strategy when a request names none. */
+  SUMMARIZER_DEFAULT_PROVIDER: z.enum(['openai', 'anthropic']).optional(),
+  /** Context window of the summarizer model when the registry does not know it (local models). */
+  SUMMARIZER_CONTEXT_LIMIT: z.coerce.number().int().min(1000).optional(),
+
+  /** Compaction defaults (seeds 001-004); each can be overridden per request. */
+  COMPACTION_DEFAULT_STRATEGY: z.string().default('mask,rules').transform(csv).pipe(z.array(z.enum(['mask', 'rules', 'llm', 'truncate'])).min(1)),
+  COMPACTION_KEEP_RECENT: int(10),
+  COMPACTION_MAX_SUMMARY_TOKENS: int(800, 50),
+  /** Checkpoints kept per session; older ones are folded into a summary of summaries. */
+  COMPACTION_MAX_CHECKPOINTS: int(5, 1),
 
   /** Serve Swagger UI at /docs. */
   DOCS_ENABLED: bool(true),

@@ -1,0 +1,183 @@
+/**
+ * Seed 004's summary prompt, as pure functions.
+ *
+ * The data sections (previous summary, original task, messages) are always present;
+ * the caller's instructions either replace the default section template or are
+ * appended to it. Map-reduce (strategies/llm.ts) uses the same prompt with a `stage`:
+ * a `partial` call summarises one chunk of the conversation, a `combine` call merges
+ * partial summaries (plus the previous summary) into one.
+ */
+import type { CanonicalMessage, ToolResultPart } from '../messages/canonical.ts'
+import { summaryHeader } from './summary-format.ts'
+
+export const SUMMARY_SYSTEM_PROMPT = `You are summarizing a coding agent's conversation history.
+Your summary will replace the compacted messages, so preserve ALL information
+needed to continue the task successfully.
+
+CRITICAL: Be thorough but concise. Missing information cannot be recovered.`
+
+export type SummaryStage = { kind: 'single' } | { kind: 'partial'; part: number; parts: number } | { kind: 'combine' }
+
+export interface SummaryPromptInput {
+  /** Output of formatMessagesForSummary, or joined partial summaries for `combine`. */
+  formattedMessages: string
+  previousSummary?: string
+  originalTask: string
+  round: number
+  /** Length the prompt asks for (keep it under the hard max_tokens cap). */
+  maxTokens: number
+  instructions?: string
+  instructionsMode: 'replace' | 'append'
+  /** Ask for failing commands and error messages verbatim. */
+  preserveErrorDetails?: boolean
+  /** Default `single`. */
+  stage?: SummaryStage
+}
+
+export interface SummaryPrompt {
+  system: string
+  prompt: string
+}
+
+/** Seed 004's EXACT sections, with the template's heading levels (## header, ### sections). */
+function defaultInstructions(round: number): string {
+  return `## Instructions
+Create a summary with these EXACT sections:
+
+${summaryHeader(round)}
+
+### Original Task
+[Preserve the user's original request verbatim]
+
+### Completed Work
+| File/Component | Action | Description |
+|----------------|--------|-------------|
+[List each file touched with what was done]
+
+### Key Technical Decisions
+- [Bullet list of choices that affect future work]
+- [Include dependencies installed, patterns used, etc.]
+
+### Current State
+- Working on: [what's in progress]
+- Last completed: [most recent accomplishment]
+
+### Pending Work
+- [ ] [Remaining items as checklist]
+
+### Errors & Resolutions
+[Only include if errors were encountered. Format: error → resolution]`
+}
+
+function stageNote(stage: SummaryStage): string | undefined {
+  switch (stage.kind) {
+    case 'single':
+      return undefined
+    case 'partial':
+      return `The conversation is too long for one request: the messages below are part ${stage.part} of ${stage.parts}, in order. Summarize only this part; the parts will be merged afterwards.`
+    case 'combine':
+      return 'The messages were summarized in consecutive parts, given below in order. Merge them into ONE summary: later parts supersede earlier ones where they conflict, and nothing is listed twice.'
+  }
+}
+
+export function buildSummaryPrompt(input: SummaryPromptInput): SummaryPrompt {
+  const stage = input.stage ?? { kind: 'single' }
+  const hasPrevious = input.previousSummary !== undefined && input.previousSummary.trim() !== ''
+  const custom = input.instructions?.trim()
+  const replace = input.instructionsMode === 'replace' && custom !== undefined && custom !== ''
+
+  const sections: string[] = []
+  sections.push(`## Previous Summary\n${hasPrevious ? input.previousSummary!.trim() : 'None - this is the first compaction round.'}`)
+  sections.push(`## Original User Task\n${input.originalTask}`)
+  const heading = stage.kind === 'combine' ? '## Partial Summaries to Combine' : '## Messages to Summarize'
+  const note = stageNote(stage)
+  sections.push(`${heading}\n${note ? `${note}\n\n` : ''}${input.formattedMessages.trim() || '(no messages)'}`)
+
+  if (replace) {
+    sections.push(`## Instructions\n${custom}`)
+  } else {
+    sections.push(defaultInstructions(input.round))
+    if (custom) sections.push(`## Additional focus\n${custom}`)
+  }
+
+  const constraints = [
+    `- Maximum ${input.maxTokens} tokens`,
+    '- Use tables and bullet points for density',
+    '- Include exact file paths',
+    '- No code blocks unless absolutely critical',
+    // The pipeline parses the result: a header and the task section are required whatever the instructions.
+    `- Start with the line "${summaryHeader(input.round)}" and keep a "### Original Task" section with the task verbatim`,
+  ]
+  if (input.preserveErrorDetails) constraints.push('- Quote failing commands, test names and error messages exactly')
+  if (hasPrevious) {
+    constraints.push(
+      '- The Previous Summary covers earlier rounds: INTEGRATE (don\'t duplicate) its content — merge it into the sections above, keep every fact that still matters, update what changed, and do not copy it as a separate block',
+    )
+    if (stage.kind !== 'partial' && input.round > 1) {
+      constraints.push(`- End with: "This summary incorporates context from ${input.round - 1} previous compaction round${input.round - 1 === 1 ? '' : 's'}."`)
+    }
+  } else {
+    constraints.push('- If previous summary exists, INTEGRATE (don\'t duplicate) its content')
+  }
+  sections.push(`## Constraints\n${constraints.join('\n')}`)
+
+  return { system: SUMMARY_SYSTEM_PROMPT, prompt: sections.join('\n\n') }
+}
+
+// ---------------------------------------------------------------------------
+// Messages as text
+// ---------------------------------------------------------------------------
+
+export const MESSAGE_SEPARATOR = '\n\n---\n\n'
+
+/** Keep the start (what was asked/run) and the end (results, errors) of long content. */
+export function truncateMiddle(text: string, limit: number): string {
+  if (limit <= 0 || text.length <= limit) return text
+  const marker = `\n[... ${text.length - limit} characters truncated ...]\n`
+  const room = Math.max(0, limit - marker.length)
+  const head = Math.ceil(room * 0.6)
+  const tail = room - head
+  return text.slice(0, head) + marker + (tail > 0 ? text.slice(text.length - tail) : '')
+}
+
+function resultLabel(part: ToolResultPart, names: Map<string, string>): string {
+  const name = part.name ?? names.get(part.callId) ?? 'tool'
+  return `${part.isError ? 'error result' : 'result'} of ${name}`
+}
+
+/**
+ * Each message rendered on its own: `[i] ROLE:` then its text, tool calls and results.
+ * Reasoning is left out (it is long, and its conclusions are in the text and calls).
+ */
+export function renderMessagesForSummary(messages: readonly CanonicalMessage[], perMessageCharLimit: number): string[] {
+  const names = new Map<string, string>()
+  return messages.map((message, i) => {
+    const out: string[] = []
+    for (const part of message.parts) {
+      switch (part.type) {
+        case 'text':
+        case 'opaque':
+          if (part.text.trim()) out.push(part.text)
+          break
+        case 'tool-call':
+          names.set(part.id, part.name)
+          out.push(`[tool call ${part.name}(${part.argsText})]`)
+          break
+        case 'tool-result':
+          out.push(`[${resultLabel(part, names)}: ${part.text}]`)
+          break
+        case 'image':
+          out.push('[image]')
+          break
+        case 'reasoning':
+          break
+      }
+    }
+    const who = message.name ? `${message.role.toUpperCase()} (${message.name})` : message.role.toUpperCase()
+    return `[${i}] ${who}:\n${truncateMiddle(out.join('\n'), perMessageCharLimit)}`
+  })
+}
+
+export function formatMessagesForSummary(messages: readonly CanonicalMessage[], perMessageCharLimit: number): string {
+  return renderMessagesForSummary(messages, perMessageCharLimit).join(MESSAGE_SEPARATOR)
+}

@@ -1,0 +1,196 @@
+/**
+ * Contracts of the compaction engine. The engine is pure: messages in, a result out.
+ * The only outside call, an LLM summary, goes through the injected SummarizerClient.
+ */
+import type { CanonicalMessage, MessageFormat } from '../messages/canonical.ts'
+import type { TokenCounter } from '../tokens/count.ts'
+
+export type StrategyName = 'mask' | 'rules' | 'llm' | 'truncate'
+export const STRATEGY_NAMES: readonly StrategyName[] = ['mask', 'rules', 'llm', 'truncate']
+
+/** Seed 003's continuation fields, filled by every summarizer. */
+export interface KeyFacts {
+  currentTask: string
+  completedSteps: string[]
+  pendingSteps: string[]
+  keyDecisions: string[]
+  relevantFiles: string[]
+  /** Failing commands/tests with their error, and errors seen. */
+  errors: string[]
+  /** Every user request after the first, verbatim (constraints stated along the way). */
+  userRequests: string[]
+}
+
+/** The summary of an earlier round found in the input. */
+export interface PreviousSummary {
+  round: number
+  text: string
+  /** Index of the summary message in the input. */
+  index: number
+}
+
+/** What a summarizer strategy receives. */
+export interface SummaryRequest {
+  /** The messages to summarise, originals (not masked), in order. */
+  messages: readonly CanonicalMessage[]
+  previousSummary?: PreviousSummary
+  /** Text of the first user message (the original task). */
+  originalTask: string
+  /** Round number of the summary to produce. */
+  round: number
+  /** Hard cap on the summary's tokens (counted with `counter`, header included). */
+  budgetTokens: number
+  counter: TokenCounter
+  preserveErrorDetails: boolean
+  instructions?: string
+  instructionsMode: 'replace' | 'append'
+  /** Aborts an LLM call when the request is abandoned. */
+  signal?: AbortSignal
+}
+
+export interface SummaryResult {
+  /** Full summary text, starting with `## Session Summary (Compaction Round N)`. */
+  text: string
+  keyFacts: KeyFacts
+  /** Tokens the summarizer model consumed and produced (0 for offline strategies). */
+  usage: { inputTokens: number; outputTokens: number; calls: number }
+  /** Model that wrote it, for cost; absent for offline strategies. */
+  model?: string
+}
+
+/** A summarizer failure that moves the chain to the next strategy. */
+export class SummarizerError extends Error {
+  constructor(
+    /** Short machine-readable cause: timeout, rate_limited, server_error, malformed, empty, over_budget, context_overflow, unavailable... */
+    readonly kind: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export interface Summarizer {
+  name: Exclude<StrategyName, 'mask'>
+  summarize(req: SummaryRequest): Promise<SummaryResult>
+}
+
+/** One LLM completion, provider-neutral. Implemented in src/providers (I/O lives there). */
+export interface CompletionRequest {
+  system: string
+  prompt: string
+  maxOutputTokens: number
+  signal?: AbortSignal
+}
+
+export interface CompletionResult {
+  text: string
+  inputTokens: number
+  outputTokens: number
+  /** True when the model stopped because of maxOutputTokens. */
+  truncated: boolean
+}
+
+export interface SummarizerClient {
+  provider: string
+  model: string
+  /** The summarizer model's context window, in tokens: no request may exceed it. */
+  contextLimit: number
+  /** Counts tokens of a prompt the way this client's model would (estimate). */
+  countTokens(text: string): number
+  /** Throws SummarizerError on any provider failure. */
+  complete(req: CompletionRequest): Promise<CompletionResult>
+  /** USD cost of a call with these tokens, from the model registry. */
+  costUsd(inputTokens: number, outputTokens: number): number
+}
+
+export interface CompactOptions {
+  format: MessageFormat
+  /** Budget the output must fit, in tokens (counter's units). */
+  targetTokens: number
+  /** Conversation size at which compaction triggers; under it the input is returned untouched. */
+  thresholdTokens: number
+  /** Leading user turns kept verbatim (the original task). */
+  keepFirst: number
+  /** Most recent messages kept verbatim (aligned to tool-call boundaries). */
+  keepRecent: number
+  /** Alternative to keepRecent: most recent messages kept up to this many tokens. */
+  keepRecentTokens?: number
+  /** Pipeline, cheapest first. Summarizers after the first are its fallbacks. */
+  strategy: StrategyName[]
+  keepToolResults: number
+  excludeTools: string[]
+  /** Also shorten tool-call arguments longer than this many tokens (0: never). */
+  clearToolInputsOver: number
+  preserveErrorDetails: boolean
+  maxSummaryTokens: number
+  summaryRole?: 'system' | 'developer' | 'user' | 'assistant'
+  instructions?: string
+  instructionsMode: 'replace' | 'append'
+  force: boolean
+  dryRun: boolean
+  /** What to do when the input itself pairs tool calls wrongly. */
+  onBrokenInput: 'repair' | 'reject'
+  /** Round of the previous checkpoint when the caller knows it (sessions); else from the input. */
+  previousRound?: number
+}
+
+export const DEFAULT_COMPACT_OPTIONS = {
+  keepFirst: 1,
+  keepRecent: 10,
+  strategy: ['mask', 'rules'] as StrategyName[],
+  keepToolResults: 3,
+  excludeTools: [] as string[],
+  clearToolInputsOver: 0,
+  preserveErrorDetails: true,
+  maxSummaryTokens: 800,
+  instructionsMode: 'append' as const,
+  force: false,
+  dryRun: false,
+  onBrokenInput: 'repair' as const,
+}
+
+export interface FallbackRecord {
+  strategy: StrategyName
+  reason: string
+}
+
+export interface RepairRecord {
+  index: number
+  action: string
+}
+
+/** A contiguous range of input messages and what the engine does with it. */
+export interface PlanRange {
+  from: number
+  to: number
+  action: 'keep' | 'mask' | 'summarize' | 'drop'
+  reason: string
+}
+
+export interface CompactionEvent {
+  round: number
+  tokensBefore: number
+  tokensAfter: number
+  compressionRatio: number
+  messagesCompacted: number
+  strategy: StrategyName | 'none'
+  summaryTokens: number
+  costUsd: number
+  durationMs: number
+}
+
+export interface CompactResult {
+  compacted: boolean
+  /** Why nothing was done, when compacted is false. */
+  reason?: string
+  messages: CanonicalMessage[]
+  /** Which strategy produced the result. */
+  strategy: StrategyName | 'none'
+  fallbacks: FallbackRecord[]
+  repairs: RepairRecord[]
+  plan: PlanRange[]
+  event: CompactionEvent
+  summary?: { text: string; keyFacts: KeyFacts; role: string; index: number }
+  /** Input index range that was summarised or masked. */
+  compactedRange?: { from: number; to: number }
+}
