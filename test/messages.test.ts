@@ -454,7 +454,7 @@ t.test('anthropic output: alternation, user first, merged neighbours, system han
     t.equal(out.system, undefined)
   })
 
-  t.test('kept anthropic messages are reused; merged ones are new objects with tool_result first', async (t) => {
+  t.test('kept anthropic messages are reused and never merged, even when roles repeat', async (t) => {
     const input = anthropicSample()
     const copy = structuredClone(input)
     const conv = parseConversation(input, { system: 'Be brief.' })
@@ -462,21 +462,19 @@ t.test('anthropic output: alternation, user first, merged neighbours, system han
     const summary = adapter.createTextMessage('user', 'Summary of earlier work: db.ts was read.')
     // Engine-style edit: drop the first user message, put a summary before the tool results.
     const edited = [conv.messages[0], summary, conv.messages[2], conv.messages[3], conv.messages[4], conv.messages[5], conv.messages[6]]
-    const wrong = [conv.messages[0], conv.messages[2], summary, conv.messages[3]]
     const out = serializeConversation(edited, 'anthropic')
     t.equal(out.system, 'Be brief.')
     t.same(anthropicProblems(out.messages), [])
     t.equal(out.messages[0], summary.raw, 'lone created message used as is')
     t.equal(out.messages[1], input[1])
     t.equal(out.messages[2], input[2])
-    const merged = serializeConversation(wrong, 'anthropic').messages as Json[]
-    t.same(
-      merged[2].content.map((b: Json) => b.type),
-      ['tool_result', 'tool_result', 'text', 'text'],
-      'summary merged after the tool results',
-    )
-    t.same(anthropicProblems(merged), [])
-    t.same(input, copy, 'merging does not mutate the input')
+    // A created user message next to the caller's user message: both kept as they are
+    // (the API combines consecutive same-role turns), so the caller's object is untouched.
+    const adjacent = serializeConversation([conv.messages[0], conv.messages[1], summary, conv.messages[2]], 'anthropic').messages
+    t.equal(adjacent[0], input[0], 'the caller\'s user message is the same object')
+    t.equal(adjacent[1], summary.raw)
+    t.equal(adjacent.length, 3)
+    t.same(input, copy, 'serializing does not mutate the input')
   })
 
   t.test('system and developer messages from any place go to the top-level system', async (t) => {

@@ -23,7 +23,31 @@ export interface ApiKeysTable {
   revoked_at: Timestamp | null
 }
 
+/** One stored compaction of a session (migrations/0002_checkpoints.ts). */
+export interface CheckpointSummariesTable {
+  id: Generated<string>
+  tenant_id: string
+  session_id: string
+  checkpoint_num: number
+  from_message_index: number | null
+  to_message_index: number | null
+  messages_compressed: number | null
+  summary_content: string
+  /** jsonb: write JSON.stringify(value) (pg would turn a bare array into a SQL array). */
+  key_facts: ColumnType<unknown, string | null, string | null>
+  original_tokens: number | null
+  compressed_tokens: number | null
+  compression_ratio: number | null
+  summary_cost_usd: number | null
+  strategy: string | null
+  round: number | null
+  /** jsonb array of checkpoint numbers this row stands for, when it is a fold. */
+  folded_from: ColumnType<number[] | null, string | null, string | null>
+  created_at: Generated<Timestamp>
+}
+
 export interface Database {
   tenants: TenantsTable
   api_keys: ApiKeysTable
+  checkpoint_summaries: CheckpointSummariesTable
 }

@@ -7,6 +7,8 @@ import fp from 'fastify-plugin'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
 import { ApiError, type ErrorIssue } from '../errors.ts'
 import { MessageFormatError } from '../engine/messages/errors.ts'
+import { CompactionError } from '../engine/compaction/compact.ts'
+import { SummarizerSelectionError } from '../providers/summarizer-clients.ts'
 
 /** `/messages/3/role` under `body` → `body.messages[3].role`. */
 function formatPath(instancePath: string, root: string): string {
@@ -40,6 +42,27 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
         error: 'invalid_messages',
         message: err.message,
         issues: [{ path: err.field, message: err.reason }],
+        requestId,
+      })
+    }
+    if (err instanceof CompactionError) {
+      if (err.code === 'budget_unreachable') {
+        // The numbers (targetTokens, minimumTokens, ...) let the caller pick a reachable target.
+        return reply.code(422).send({ error: err.code, message: err.message, ...err.details, requestId })
+      }
+      const problems = Array.isArray(err.details.problems) ? (err.details.problems as { index: number; callId: string; problem: string }[]) : []
+      return reply.code(400).send({
+        error: err.code,
+        message: err.message,
+        issues: problems.map((p) => ({ path: `messages[${p.index}]`, message: `${p.problem} (tool call id ${p.callId})` })),
+        requestId,
+      })
+    }
+    if (err instanceof SummarizerSelectionError) {
+      return reply.code(400).send({
+        error: 'invalid_summarizer',
+        message: err.message,
+        issues: [{ path: `body.summarizer.${err.field}`, message: err.message }],
         requestId,
       })
     }

@@ -26,6 +26,7 @@ export default fp(
         security: [{ bearerAuth: [] }],
         tags: [
           { name: 'tokens', description: 'Token estimation and compaction thresholds' },
+          { name: 'compaction', description: 'Compaction of conversations, and the checkpoints stored per session' },
           { name: 'health', description: 'Liveness and readiness' },
         ],
       },

@@ -15,24 +15,45 @@ export interface PairingProblem {
   problem: 'result-without-call' | 'call-without-result' | 'duplicate-call-id' | 'duplicate-result' | 'result-before-call'
 }
 
-/** Every pairing problem in a message list (empty when valid). */
+/**
+ * Every pairing problem in a message list (empty when valid). Pairing is sequential,
+ * as providers read it: a call opens its id, the next result with that id closes it,
+ * and an id may be reused once closed (some agents repeat ids across turns).
+ */
 export function findPairingProblems(messages: readonly CanonicalMessage[]): PairingProblem[] {
   const problems: PairingProblem[] = []
-  const callAt = new Map<string, number>()
-  const answered = new Set<string>()
+  const open = new Map<string, number>()
+  const closed = new Set<string>()
   messages.forEach((m, i) => {
     for (const r of toolResultsOf(m)) {
-      if (!callAt.has(r.callId)) problems.push({ index: i, callId: r.callId, problem: 'result-without-call' })
-      else if (answered.has(r.callId)) problems.push({ index: i, callId: r.callId, problem: 'duplicate-result' })
-      else answered.add(r.callId)
+      if (open.has(r.callId)) {
+        open.delete(r.callId)
+        closed.add(r.callId)
+      } else problems.push({ index: i, callId: r.callId, problem: closed.has(r.callId) ? 'duplicate-result' : 'result-without-call' })
     }
     for (const c of toolCallsOf(m)) {
-      if (callAt.has(c.id)) problems.push({ index: i, callId: c.id, problem: 'duplicate-call-id' })
-      else callAt.set(c.id, i)
+      if (open.has(c.id)) problems.push({ index: i, callId: c.id, problem: 'duplicate-call-id' })
+      else open.set(c.id, i)
     }
   })
-  for (const [id, i] of callAt) if (!answered.has(id)) problems.push({ index: i, callId: id, problem: 'call-without-result' })
+  for (const [id, i] of open) problems.push({ index: i, callId: id, problem: 'call-without-result' })
   return problems.sort((a, b) => a.index - b.index)
+}
+
+/** For each message index holding calls, the index of the last message answering them. */
+function lastAnswerOf(messages: readonly CanonicalMessage[]): Map<number, number> {
+  const open = new Map<string, number>()
+  const last = new Map<number, number>()
+  messages.forEach((m, i) => {
+    for (const r of toolResultsOf(m)) {
+      const at = open.get(r.callId)
+      if (at === undefined) continue
+      open.delete(r.callId)
+      last.set(at, Math.max(last.get(at) ?? at, i))
+    }
+    for (const c of toolCallsOf(m)) if (!open.has(c.id)) open.set(c.id, i)
+  })
+  return last
 }
 
 export interface Unit {
@@ -47,18 +68,13 @@ export interface Unit {
  */
 export function computeUnits(messages: readonly CanonicalMessage[]): Unit[] {
   const units: Unit[] = []
-  const resultAt = new Map<string, number>()
-  messages.forEach((m, i) => {
-    for (const r of toolResultsOf(m)) if (!resultAt.has(r.callId)) resultAt.set(r.callId, i)
-  })
+  const answeredBy = lastAnswerOf(messages)
   let i = 0
   while (i < messages.length) {
     let end = i
     for (let j = i; j <= end; j++) {
-      for (const c of toolCallsOf(messages[j]!)) {
-        const r = resultAt.get(c.id)
-        if (r !== undefined && r > end) end = r
-      }
+      const r = answeredBy.get(j)
+      if (r !== undefined && r > end) end = r
     }
     units.push({ start: i, end })
     i = end + 1
@@ -88,29 +104,44 @@ export function repairPairing(
 ): RepairOutcome {
   const repairs: RepairOutcome['repairs'] = []
   const out: CanonicalMessage[] = []
-  const called = new Map<string, string>()
+  const open = new Map<string, string>() // id -> tool name, calls awaiting their result
+  // Which calls get a result later (sequentially), so unanswered ones can be answered now.
   const answered = new Set<string>()
-  const resultIds = new Set<string>()
-  for (const m of messages) for (const r of toolResultsOf(m)) resultIds.add(r.callId)
+  {
+    const pending = new Map<string, string>()
+    messages.forEach((m, i) => {
+      for (const r of toolResultsOf(m)) {
+        const key = pending.get(r.callId)
+        if (key !== undefined) {
+          pending.delete(r.callId)
+          answered.add(key)
+        }
+      }
+      for (const c of toolCallsOf(m)) if (!pending.has(c.id)) pending.set(c.id, `${i}:${c.id}`)
+    })
+  }
 
-  for (const original of messages) {
+  messages.forEach((original, i) => {
     let m: CanonicalMessage | null = original
     for (const r of toolResultsOf(original)) {
-      if (!called.has(r.callId) || answered.has(r.callId)) {
-        repairs.push({ index: original.index, action: `removed tool result ${r.callId}: ${called.has(r.callId) ? 'duplicate' : 'no matching tool call before it'}` })
+      if (open.has(r.callId)) open.delete(r.callId)
+      else {
+        repairs.push({ index: original.index, action: `removed tool result ${r.callId}: no open tool call before it` })
         m = m ? ops.dropResult(m, r.callId) : null
-      } else answered.add(r.callId)
+      }
     }
-    if (!m) continue
+    if (!m) return
     out.push(m)
-    const calls = toolCallsOf(m).filter((c) => !called.has(c.id))
-    for (const c of toolCallsOf(m)) called.set(c.id, c.name)
-    const missing = calls.filter((c) => !resultIds.has(c.id))
+    const missing: { id: string; name: string }[] = []
+    for (const c of toolCallsOf(m)) {
+      if (open.has(c.id)) continue // a repeated id inside one open call: left to the provider
+      if (answered.has(`${i}:${c.id}`)) open.set(c.id, c.name)
+      else missing.push({ id: c.id, name: c.name })
+    }
     if (missing.length > 0) {
       repairs.push({ index: original.index, action: `added "${MISSING_RESULT_TEXT}" for unanswered tool call${missing.length > 1 ? 's' : ''} ${missing.map((c) => c.id).join(', ')}` })
-      out.push(...ops.makeResults(m, missing.map((c) => ({ id: c.id, name: c.name }))))
-      for (const c of missing) answered.add(c.id)
+      out.push(...ops.makeResults(m, missing))
     }
-  }
+  })
   return { messages: out, repairs }
 }

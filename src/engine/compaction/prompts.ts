@@ -87,7 +87,9 @@ export function buildSummaryPrompt(input: SummaryPromptInput): SummaryPrompt {
   const replace = input.instructionsMode === 'replace' && custom !== undefined && custom !== ''
 
   const sections: string[] = []
-  sections.push(`## Previous Summary\n${hasPrevious ? input.previousSummary!.trim() : 'None - this is the first compaction round.'}`)
+  // In map-reduce the previous summary joins at a combine step, not in every call.
+  const noPrevious = stage.kind === 'single' ? 'None - this is the first compaction round.' : 'None in this step (earlier context is merged separately).'
+  sections.push(`## Previous Summary\n${hasPrevious ? input.previousSummary!.trim() : noPrevious}`)
   sections.push(`## Original User Task\n${input.originalTask}`)
   const heading = stage.kind === 'combine' ? '## Partial Summaries to Combine' : '## Messages to Summarize'
   const note = stageNote(stage)

@@ -104,7 +104,8 @@ function isKnownTitle(title: string): boolean {
 // ---------------------------------------------------------------------------
 
 /** Template placeholders and "nothing here" lines a model writes into empty sections. */
-const EMPTY_ITEM_RE = /^(?:\[.*\]|none\.?|n\/a|-|no (?:errors?|changes?|file changes|pending work|decisions)\b.*|nothing\b.*)$/i
+const EMPTY_ITEM_RE =
+  /^(?:\[(?:preserve the user|list each file|bullet list of|include dependencies|what's in progress|most recent accomplishment|remaining items|only include if)[^\]]*\]|none\.?|n\/a|-|no (?:errors?|changes?|file changes|pending work|decisions)\b.*|nothing\b.*)$/i
 
 const BULLET_RE = /^\s*(?:[-*+•]|\d+[.)])\s+(?!\[[ xX]\])(.*)$/
 const UNCHECKED_RE = /^\s*[-*+]\s+\[ \]\s+(.*)$/
@@ -120,8 +121,12 @@ const TABLE_RULE_RE = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/
 const PATH_RE = /(?<![\w./:~@-])(?:\.{1,2}\/|~\/|\/)?(?:[\w@+-][\w.@+-]*\/)+[\w.@+-]*\w\.[A-Za-z][A-Za-z0-9]{0,9}\b/g
 const BACKTICK_FILE_RE = /`([\w@+-][\w.@+/-]*\.[A-Za-z][A-Za-z0-9]{0,9})`/g
 
+/** One line, without nested bullet markers or checkboxes ("- - [ ] x" -> "x"). */
 function clean(item: string): string {
-  return item.replace(/\s+/g, ' ').trim()
+  return item
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^(?:[-*+•]\s+|\[[ xX]\]\s+)+/, '')
 }
 
 function keep(item: string): boolean {

@@ -56,6 +56,8 @@ export interface SummaryResult {
   usage: { inputTokens: number; outputTokens: number; calls: number }
   /** Model that wrote it, for cost; absent for offline strategies. */
   model?: string
+  /** USD cost of the summarizer calls (registry prices × usage); 0 or absent offline. */
+  costUsd?: number
 }
 
 /** A summarizer failure that moves the chain to the next strategy. */
@@ -163,7 +165,7 @@ export interface RepairRecord {
 export interface PlanRange {
   from: number
   to: number
-  action: 'keep' | 'mask' | 'summarize' | 'drop'
+  action: 'keep' | 'mask' | 'condense' | 'summarize'
   reason: string
 }
 

@@ -14,8 +14,8 @@
  * - A user message holding tool_result blocks stays role 'user'.
  *
  * Output (see `serialize`): system/developer go to the top-level `system`; tool results
- * become user tool_result blocks placed first; same-role neighbours are merged so roles
- * alternate; the conversation starts with a user message.
+ * become user tool_result blocks placed first; converted same-role neighbours are merged
+ * (original Anthropic messages never are); the conversation starts with a user message.
  */
 import type { CanonicalConversation, CanonicalMessage, CanonicalPart, ImagePart, ReasoningPart, ToolCallPart, ToolResultPart } from './canonical.ts'
 import {
@@ -187,16 +187,26 @@ function toolResultText(content: unknown, i: number, at: string): string {
 function serialize(messages: readonly CanonicalMessage[]): { messages: unknown[]; system?: unknown } {
   const systems: CanonicalMessage[] = []
   const out: JsonObject[] = []
-  /** Appends, merging into the previous message when the role repeats (never mutating a caller's object). */
-  const push = (message: JsonObject): void => {
+  // Messages converted from another format are merged with a converted neighbour of the
+  // same role, so parallel tool results land in one user message. Anthropic objects the
+  // caller sent (and new ones the engine made) are never merged: kept messages must stay
+  // byte-for-byte, and the API itself combines consecutive same-role turns.
+  const converted = new WeakSet<JsonObject>()
+  const push = (message: JsonObject, isConverted: boolean): void => {
     const last = out[out.length - 1]
-    if (last !== undefined && last.role === message.role) out[out.length - 1] = merge(last, message)
-    else out.push(message)
+    if (isConverted && last !== undefined && converted.has(last) && last.role === message.role) {
+      const merged = merge(last, message)
+      converted.add(merged)
+      out[out.length - 1] = merged
+    } else {
+      if (isConverted) converted.add(message)
+      out.push(message)
+    }
   }
   for (const message of messages) {
     if (message.role === 'system' || message.role === 'developer') systems.push(message)
-    else if (message.format === 'anthropic' && isRecord(message.raw)) push(message.raw)
-    else for (const converted of convert(message)) push(converted)
+    else if (message.format === 'anthropic' && isRecord(message.raw)) push(message.raw, false)
+    else for (const c of convert(message)) push(c, true)
   }
   // Anthropic requires the first message to be a user message. A conversation converted
   // from another format, or compacted, can start with the assistant: only then insert a

@@ -171,6 +171,9 @@ const HEBREW = 23
 const CJK_PUNCT = 20
 const SYMBOL = 21
 const ASTRAL = 22
+/** Pseudo-classes for the (missing) code unit before the start and after the end of the text. */
+const START = 0
+const END = 255
 
 const ASCII_CLASS = new Uint8Array(128)
 for (let c = 0; c < 128; c++) {
@@ -361,7 +364,7 @@ function scanDigits(text: string, i: number, n: number): number {
 }
 
 /** Spaces, tabs and line breaks. */
-function scanWhitespace(text: string, i: number, n: number, k: number): number {
+function scanWhitespace(text: string, i: number, n: number, k: number, prev: number): number {
   let j = i + 1
   let newlines = k === NEWLINE ? 1 : 0
   let trailing = k === HSPACE ? 1 : 0 // horizontal spaces after the last line break
@@ -380,7 +383,6 @@ function scanWhitespace(text: string, i: number, n: number, k: number): number {
   let cost = 0
   if (newlines > 0) {
     // A newline straight after punctuation joins the punctuation's pre-token.
-    const prev = i > 0 ? CLASS_TABLE[text.charCodeAt(i - 1)] : 0
     const afterPunct = !spaceBeforeFirstNewline && (prev === PUNCT || prev === BLOB_PUNCT)
     cost += afterPunct ? NEWLINE_AFTER_PUNCT_COST : 1
     if (newlines > NEWLINES_PER_TOKEN) cost += Math.ceil(newlines / NEWLINES_PER_TOKEN) - 1
@@ -430,7 +432,7 @@ let runBlobPunct = false
  * repeated character ("-----", "────") is its own token (or a few), and
  * breaks the merges around it ("|------|" is three tokens).
  */
-function scanPunct(text: string, i: number, n: number, c: number, k: number): number {
+function scanPunct(text: string, i: number, n: number, c: number, k: number, prev: number): number {
   let j = i + 1
   let cost = 0
   let allBlobPunct = k === BLOB_PUNCT
@@ -474,7 +476,7 @@ function scanPunct(text: string, i: number, n: number, c: number, k: number): nu
     c < 0x80 &&
     j < n &&
     isLetterClass(CLASS_TABLE[text.charCodeAt(j)]) &&
-    !(i > 0 && CLASS_TABLE[text.charCodeAt(i - 1)] === HSPACE)
+    prev !== HSPACE
   ) {
     cost = prefixCost(c)
   } else {
@@ -503,55 +505,163 @@ export function estimateTextTokens(text: string): number {
   let blobLetters = 0
   // Whether the previous run was a \n-style escape.
   let afterEscape = false
+  // Class of the code unit before `i`, carried from run to run instead of re-read.
+  let prev = START
 
   let i = 0
   while (i < n) {
     const c = text.charCodeAt(i)
     const k = CLASS_TABLE[c]
-    let j: number
-    let inBlob = false
 
-    if (k === LOWER || k === UPPER || k === LATIN_EXT) {
+    if (k === LOWER || k === UPPER) {
+      // An ASCII letter piece, [A-Z]*[a-z]+ or [A-Z]+: the most common run, scanned inline.
+      let j = i
+      let cj = c
+      while (cj >= 0x41 && cj <= 0x5a) cj = ++j < n ? text.charCodeAt(j) : 0
+      const upper = j - i
+      while (cj >= 0x61 && cj <= 0x7a) cj = ++j < n ? text.charCodeAt(j) : 0
       // Words after a space, a line break or an escaped \n, or at the very start,
       // are priced as words; glued pieces (x.y, camelCase parts) as identifiers.
-      const prev = i > 0 ? CLASS_TABLE[text.charCodeAt(i - 1)] : HSPACE
-      j = scanWord(text, i, n, afterEscape || prev === HSPACE || prev === NEWLINE)
-      inBlob = true
-      blobLetters += j - i // (reset below if this run starts the blob)
-    } else if (k === DIGIT) {
-      j = scanDigits(text, i, n)
-      inBlob = true
-      blobDigits += j - i
-    } else if (k === HSPACE || k === NEWLINE) {
-      if (c === 0x20 && i + 1 < n) {
-        // Fast path: a single space before a word or punctuation mark joins it (0 tokens).
-        const next = CLASS_TABLE[text.charCodeAt(i + 1)]
-        if (next === LOWER || next === UPPER || next === PUNCT) {
-          j = i + 1
-          run[COST] = 0
-        } else j = scanWhitespace(text, i, n, k)
-      } else j = scanWhitespace(text, i, n, k)
-    } else if (isNonAsciiLetter(k)) {
-      j = scanScript(text, i, n, k)
-    } else if (c === 0x5c && isUnicodeEscape(text, i, n)) {
-      // \uXXXX (JSON-escaped non-ASCII text).
-      j = i + 6
-      run[COST] = UNICODE_ESCAPE_BASE_TOKENS + hexGroups(text, i + 2, j)
-    } else if (c === 0x5c && i + 1 < n && isEscapeLetter(text.charCodeAt(i + 1))) {
-      // \n, \t, \r in JSON-encoded text; the word after it is priced like a spaced word.
-      j = i + 2
-      run[COST] = ESCAPE_TOKENS
-      afterEscape = true
-      if (blobStart >= 0) {
-        tokens += i - blobStart < BLOB_MIN_CHARS ? blobCost : blobTokens(text, blobStart, i, blobCost, blobPieces, blobDigits, blobLetters)
-        blobStart = -1
+      const spaced = afterEscape || prev === HSPACE || prev === NEWLINE || prev === START
+      let cost: number
+      if (cj >= 0x80 && isWordTailClass(CLASS_TABLE[cj])) {
+        // Accented letters or combining marks continue the piece (rare): full scan.
+        j = scanWord(text, i, n, spaced) | 0
+        cost = run[COST]
+        prev = CLASS_TABLE[text.charCodeAt(j - 1)]
+        cj = j < n ? text.charCodeAt(j) : 0
+      } else {
+        const len = j - i
+        cost = len < WORD_TABLE_SIZE ? WORD_COST[wordTableIndex(len, upper === len, spaced)] : wordCost(len, upper === len, spaced)
+        prev = upper === len ? UPPER : LOWER
       }
-      tokens += run[COST]
+      afterEscape = false
+      if (blobStart < 0) {
+        blobStart = i
+        blobCost = cost
+        blobPieces = 1
+        blobDigits = 0
+        blobLetters = j - i
+      } else {
+        blobCost += cost
+        blobPieces++
+        blobLetters += j - i
+      }
+      if (cj === 0x20 && j + 1 < n && isGluedAfterSpace(CLASS_TABLE[text.charCodeAt(j + 1)])) {
+        // A single space before the next word or mark joins it (0 tokens) and ends the blob.
+        tokens += Math.max(blobCost, j - blobStart < BLOB_MIN_CHARS ? 0 : randomBlobTokens(text, blobStart, j, blobPieces, blobDigits, blobLetters))
+        blobStart = -1
+        prev = HSPACE
+        j++
+      }
       i = j
       continue
+    }
+
+    let j: number
+    let cost: number
+    let inBlob = false
+    if (k === HSPACE || k === NEWLINE) {
+      if (c === 0x20 && i + 1 < n && isGluedAfterSpace(CLASS_TABLE[text.charCodeAt(i + 1)])) {
+        // A single space before a word or punctuation mark joins it (0 tokens).
+        j = i + 1
+        cost = 0
+        prev = HSPACE
+      } else {
+        j = scanWhitespace(text, i, n, k, prev) | 0
+        cost = run[COST]
+        prev = CLASS_TABLE[text.charCodeAt(j - 1)]
+      }
+    } else if (k === PUNCT || k === BLOB_PUNCT) {
+      if (c === 0x5c) {
+        if (isUnicodeEscape(text, i, n)) {
+          // \uXXXX (JSON-escaped non-ASCII text).
+          j = i + 6
+          cost = UNICODE_ESCAPE_BASE_TOKENS + hexGroups(text, i + 2, j)
+          prev = CLASS_TABLE[text.charCodeAt(j - 1)]
+          afterEscape = false
+          if (blobStart >= 0) {
+            tokens += Math.max(blobCost, i - blobStart < BLOB_MIN_CHARS ? 0 : randomBlobTokens(text, blobStart, i, blobPieces, blobDigits, blobLetters))
+            blobStart = -1
+          }
+          tokens += cost
+          i = j
+          continue
+        }
+        if (i + 1 < n && isEscapeLetter(text.charCodeAt(i + 1))) {
+          // \n, \t, \r in JSON-encoded text; the word after it is priced like a spaced word.
+          if (blobStart >= 0) {
+            tokens += Math.max(blobCost, i - blobStart < BLOB_MIN_CHARS ? 0 : randomBlobTokens(text, blobStart, i, blobPieces, blobDigits, blobLetters))
+            blobStart = -1
+          }
+          tokens += ESCAPE_TOKENS
+          afterEscape = true
+          prev = LOWER // n, t or r
+          i += 2
+          continue
+        }
+      }
+      // ASCII punctuation, scanned inline unless the run holds a repeated-character
+      // stretch or non-ASCII symbols (then scanPunct prices it).
+      j = i + 1
+      let next = j < n ? CLASS_TABLE[text.charCodeAt(j)] : END
+      let last = k
+      let allBlobPunct = k === BLOB_PUNCT
+      let segChar = c
+      let segLen = 1
+      let repeats = false
+      while (next === PUNCT || next === BLOB_PUNCT) {
+        const cj = text.charCodeAt(j)
+        if (cj === segChar) {
+          if (++segLen === REPEAT_MIN_CHARS) repeats = true
+        } else {
+          segChar = cj
+          segLen = 1
+        }
+        if (next !== BLOB_PUNCT) allBlobPunct = false
+        last = next
+        next = ++j < n ? CLASS_TABLE[text.charCodeAt(j)] : END
+      }
+      if (repeats || next === SYMBOL || next === CJK_PUNCT || next === ASTRAL) {
+        j = scanPunct(text, i, n, c, k, prev) | 0
+        cost = run[COST]
+        inBlob = runBlobPunct
+        prev = CLASS_TABLE[text.charCodeAt(j - 1)]
+      } else {
+        // A lone mark glues onto the following word ("(x", ".name"), unless a space
+        // precedes it: then the space and the mark form their own token (` "`).
+        cost = j === i + 1 && isLetterClass(next) && prev !== HSPACE ? prefixCost(c) : mixedPunctCost(j - i)
+        inBlob = allBlobPunct
+        prev = last
+      }
+    } else if (k === DIGIT) {
+      j = i + 1
+      while (j < n) {
+        const cj = text.charCodeAt(j)
+        if (cj < 0x30 || cj > 0x39) break
+        j++
+      }
+      // o200k takes digits three at a time.
+      cost = Math.ceil((j - i) / DIGITS_PER_TOKEN)
+      inBlob = true
+      blobDigits += j - i // (reset below if this run starts the blob)
+      prev = DIGIT
+    } else if (k === LATIN_EXT) {
+      // A word starting with an accented letter.
+      j = scanWord(text, i, n, afterEscape || prev === HSPACE || prev === NEWLINE || prev === START) | 0
+      cost = run[COST]
+      inBlob = true
+      blobLetters += j - i // (reset below if this run starts the blob)
+      prev = CLASS_TABLE[text.charCodeAt(j - 1)]
+    } else if (isNonAsciiLetter(k)) {
+      j = scanScript(text, i, n, k) | 0
+      cost = run[COST]
+      prev = CLASS_TABLE[text.charCodeAt(j - 1)]
     } else {
-      j = scanPunct(text, i, n, c, k)
+      j = scanPunct(text, i, n, c, k, prev) | 0
+      cost = run[COST]
       inBlob = runBlobPunct
+      prev = CLASS_TABLE[text.charCodeAt(j - 1)]
     }
     afterEscape = false
 
@@ -563,22 +673,32 @@ export function estimateTextTokens(text: string): number {
         blobDigits = k === DIGIT ? j - i : 0
         blobLetters = k === DIGIT || k === BLOB_PUNCT ? 0 : j - i
       }
-      blobCost += run[COST]
+      blobCost += cost
       if (k !== BLOB_PUNCT) blobPieces++
     } else {
       if (blobStart >= 0) {
         // (Most blobs are single words: skip the call for short ones.)
-        tokens += i - blobStart < BLOB_MIN_CHARS ? blobCost : blobTokens(text, blobStart, i, blobCost, blobPieces, blobDigits, blobLetters)
+        tokens += Math.max(blobCost, i - blobStart < BLOB_MIN_CHARS ? 0 : randomBlobTokens(text, blobStart, i, blobPieces, blobDigits, blobLetters))
         blobStart = -1
       }
-      tokens += run[COST]
+      tokens += cost
     }
     i = j
   }
-  if (blobStart >= 0) tokens += blobTokens(text, blobStart, n, blobCost, blobPieces, blobDigits, blobLetters)
+  if (blobStart >= 0) tokens += Math.max(blobCost, randomBlobTokens(text, blobStart, n, blobPieces, blobDigits, blobLetters))
   // Round up, then add the allowance in whole tokens (so "user" stays 1, not 2).
   const rounded = Math.ceil(tokens)
   return rounded + Math.floor(rounded * (RARE_WORD_ALLOWANCE - 1))
+}
+
+/** Non-ASCII classes that continue an ASCII letter piece (see scanWord). */
+function isWordTailClass(k: number): boolean {
+  return k === LATIN_EXT || k === MARK
+}
+
+/** Classes a single space in front joins (so the space costs nothing). */
+function isGluedAfterSpace(k: number): boolean {
+  return k === LOWER || k === UPPER || k === PUNCT
 }
 
 /** n, t, r: the letters of the escapes that stand for whitespace. */
@@ -625,16 +745,18 @@ function hexGroups(text: string, from: number, to: number): number {
 
 /**
  * Tokens for an unbroken run of letters, digits and + / = - _ from `start` to
- * `end`: its word-by-word cost, or, if it looks random (long, mixed letters and
- * digits, many pieces), the per-character rate of random base64 or hex.
+ * `end` if it looks random (long, mixed letters and digits, many pieces): the
+ * per-character rate of random base64 or hex. 0 if it does not look random (it
+ * is then priced word by word). The caller takes the larger of this and the
+ * word-by-word cost, so that this function never receives a double: passing one
+ * to a call would make V8 box it on every loop iteration.
  */
-function blobTokens(text: string, start: number, end: number, cost: number, pieces: number, digits: number, letters: number): number {
+function randomBlobTokens(text: string, start: number, end: number, pieces: number, digits: number, letters: number): number {
   const len = end - start
-  if (len < BLOB_MIN_CHARS || letters === 0 || pieces < len * BLOB_MIN_PIECES_PER_CHAR) return cost
+  if (len < BLOB_MIN_CHARS || letters === 0 || pieces < len * BLOB_MIN_PIECES_PER_CHAR) return 0
   // Without digits, only mixed case (base64 letters) looks random; "a/b/c/d" does not.
-  if (digits === 0 && !hasMixedCase(text, start, end)) return cost
-  const random = len * (isHexRun(text, start, end) ? HEX_TOKENS_PER_CHAR : BASE64_TOKENS_PER_CHAR)
-  return random > cost ? random : cost
+  if (digits === 0 && !hasMixedCase(text, start, end)) return 0
+  return len * (isHexRun(text, start, end) ? HEX_TOKENS_PER_CHAR : BASE64_TOKENS_PER_CHAR)
 }
 
 function hasMixedCase(text: string, start: number, end: number): boolean {

@@ -197,6 +197,7 @@ async function summarizeGroup(ctx: Ctx, items: Item[], stage: SummaryStage): Pro
       return [...a, ...b]
     }
     const only = items[0]
+    if (only.text.length < 64) throw new SummarizerError('context_overflow', `a summary request does not fit the summarizer's ${ctx.client.contextLimit}-token window`)
     const shorter = truncateMiddle(only.text, Math.floor(only.text.length * 0.8))
     return summarizeGroup(ctx, [{ ...only, text: shorter, tokens: ctx.client.countTokens(shorter) }], stage)
   }
@@ -275,11 +276,28 @@ async function call(ctx: Ctx, p: SummaryPrompt, maxOutputTokens: number): Promis
   if (!fits(ctx.client, p, maxOutputTokens)) {
     throw new SummarizerError('context_overflow', 'internal: a summary request would exceed the summarizer window')
   }
-  const result = await ctx.client.complete({ system: p.system, prompt: p.prompt, maxOutputTokens, signal: ctx.signal })
+  // A fresh signal per call: the SDKs add an abort listener to the signal they get and
+  // never remove it, which would pile up on a signal shared by dozens of map calls.
+  const link = linkedSignal(ctx.signal)
+  let result: CompletionResult
+  try {
+    result = await ctx.client.complete({ system: p.system, prompt: p.prompt, maxOutputTokens, signal: link.signal })
+  } finally {
+    link.dispose()
+  }
   ctx.usage.inputTokens += result.inputTokens
   ctx.usage.outputTokens += result.outputTokens
   ctx.usage.calls++
   return result
+}
+
+function linkedSignal(parent: AbortSignal | undefined): { signal: AbortSignal | undefined; dispose: () => void } {
+  if (!parent) return { signal: undefined, dispose: () => {} }
+  const controller = new AbortController()
+  const onAbort = (): void => controller.abort(parent.reason)
+  if (parent.aborted) onAbort()
+  else parent.addEventListener('abort', onAbort, { once: true })
+  return { signal: controller.signal, dispose: () => parent.removeEventListener('abort', onAbort) }
 }
 
 /**

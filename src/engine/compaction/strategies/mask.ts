@@ -1,0 +1,84 @@
+/**
+ * `mask`: observation masking. Old tool results become a one-line placeholder with a
+ * rule-based digest (tool, target, status, first error line); the calls stay, so the
+ * agent still sees what it did. `excludeTools` are never masked, the most recent
+ * `keepToolResults` results are kept, and `clearToolInputsOver` also shortens large
+ * call arguments. No LLM. (JetBrains, "The Complexity Trap": masking matched LLM
+ * summarisation in solve rate at half the cost.)
+ */
+import type { FormatAdapter } from '../../messages/adapter.ts'
+import { toolCallsOf, toolResultsOf, type CanonicalMessage } from '../../messages/canonical.ts'
+import type { TokenCounter } from '../../tokens/count.ts'
+import { clip, digestToolCall, formatDigest } from '../extract/tools.ts'
+
+export const MASK_PREFIX = '[output masked by compactd]'
+
+export interface MaskOptions {
+  keepToolResults: number
+  excludeTools: readonly string[]
+  clearToolInputsOver: number
+  preserveErrorDetails: boolean
+}
+
+export interface MaskOutcome {
+  messages: CanonicalMessage[]
+  maskedResults: number
+  clearedInputs: number
+}
+
+/** Call ids of the `keep` most recent tool results in the whole conversation. */
+export function recentResultIds(messages: readonly CanonicalMessage[], keep: number): Set<string> {
+  const ids = new Set<string>()
+  for (let i = messages.length - 1; i >= 0 && ids.size < keep; i--) {
+    const results = toolResultsOf(messages[i]!)
+    for (let j = results.length - 1; j >= 0 && ids.size < keep; j--) ids.add(results[j]!.callId)
+  }
+  return ids
+}
+
+/**
+ * Mask the tool results and (optionally) large inputs of `messages[from..to)`.
+ * `all` is the whole conversation: calls are looked up there, and `exempt` names
+ * results to leave alone (the most recent ones).
+ */
+export function maskRange(
+  all: readonly CanonicalMessage[],
+  from: number,
+  to: number,
+  adapter: FormatAdapter,
+  counter: TokenCounter,
+  opts: MaskOptions,
+  exempt: ReadonlySet<string>,
+): MaskOutcome {
+  const calls = new Map<string, { name: string; argsText: string }>()
+  for (const m of all) for (const c of toolCallsOf(m)) calls.set(c.id, { name: c.name, argsText: c.argsText })
+  const excluded = new Set(opts.excludeTools.map((t) => t.toLowerCase()))
+  const out = all.slice(from, to)
+  let maskedResults = 0
+  let clearedInputs = 0
+  for (let k = 0; k < out.length; k++) {
+    let m = out[k]!
+    for (const r of toolResultsOf(m)) {
+      const call = calls.get(r.callId)
+      const name = call?.name ?? r.name ?? 'tool'
+      if (exempt.has(r.callId) || excluded.has(name.toLowerCase()) || r.text.startsWith(MASK_PREFIX)) continue
+      const digest = digestToolCall(name, call?.argsText ?? '', r.text, r.isError === true, opts.preserveErrorDetails)
+      const placeholder = `${MASK_PREFIX} ${formatDigest(digest)}`
+      // Masking a short result would make it longer: leave it.
+      if (counter.text(placeholder) >= counter.text(r.text)) continue
+      m = adapter.withToolResultText(m, r.callId, placeholder)
+      maskedResults++
+    }
+    if (opts.clearToolInputsOver > 0) {
+      for (const c of toolCallsOf(m)) {
+        if (excluded.has(c.name.toLowerCase()) || counter.text(c.argsText) <= opts.clearToolInputsOver) continue
+        const digest = digestToolCall(c.name, c.argsText, '', false, false)
+        const short = JSON.stringify({ _compacted: `${MASK_PREFIX} input of ${clip(`${c.name} ${digest.target ?? ''}`, 160)} (${c.argsText.length} chars)` })
+        m = adapter.withToolCallArgs(m, c.id, short)
+        clearedInputs++
+      }
+    }
+    out[k] = m
+  }
+  return { messages: out, maskedResults, clearedInputs }
+}
