@@ -19,7 +19,7 @@
 import { getAdapter } from '../messages/index.ts'
 import { isSystemLike, messageText, toolCallsOf, toolResultsOf, type CanonicalMessage } from '../messages/canonical.ts'
 import { KEY_SENTENCE_RE } from './extract/facts.ts'
-import { clip, digestToolCall, formatDigest } from './extract/tools.ts'
+import { clip, digestToolCall, stripHeredocBodies, type ToolDigest } from './extract/tools.ts'
 import type { FormatAdapter } from '../messages/adapter.ts'
 import { messageTokens, type TokenCounter } from '../tokens/count.ts'
 import { REPLY_PRIMING_TOKENS } from '../tokens/tokenizer.ts'
@@ -75,6 +75,8 @@ interface Plan {
   logUnits: [number, number] | null
   /** How many of the previous round's log lines are carried over (newest ones). */
   previousLogLines: number
+  /** When the log does not fit whole: the lines kept (by order key); null keeps all. */
+  logSelection?: Set<string> | null
   summary: boolean
   maskTail: boolean
   estimatedTokens: number
@@ -161,18 +163,18 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   // With `rules`, units that do not fit as condensed messages become one-line digests in
   // an action log appended to the summary message (the summary itself stays within its cap).
   const useLog = level === 'condense' && wantsSummary
-  const logCache = new Map<number, { lines: string[]; tokens: number }>()
+  const logCache = new Map<number, { lines: (LogLine & { tokens: number })[]; tokens: number }>()
   const lineTokens = (l: string) => Math.ceil(counter.text(l) * counter.margin) + 1
   const logOf = (ui: number) => {
     let hit = logCache.get(ui)
     if (!hit) {
-      const lines = actionLogLines(messagesOf(messages, units[ui]!), messages, options.preserveErrorDetails)
-      hit = { lines, tokens: lines.reduce((a, l) => a + lineTokens(l), 0) }
+      const lines = actionLogLines(messagesOf(messages, units[ui]!), options.preserveErrorDetails).map((l) => ({ ...l, tokens: lineTokens(l.text) }))
+      hit = { lines, tokens: lines.reduce((a, l) => a + l.tokens, 0) }
       logCache.set(ui, hit)
     }
     return hit
   }
-  const previousLog = previous ? previousActionLog(previous.text) : []
+  const previousLog: (LogLine & { tokens: number })[] = previous ? previousActionLog(previous.text).map((text) => ({ text, priority: 2, tokens: lineTokens(text) })) : []
   const logHeaderTokens = lineTokens(ACTION_LOG_HEADER) + 2
 
   // 4. Plan: the largest verbatim tail first, then shrink it unit by unit.
@@ -212,41 +214,51 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
     let room = options.targetTokens - fixed - summaryReserve
     const newest = middle.filter((ui) => ui !== previous?.unit)
     if (useLog) {
-      // Every unit as a log line if possible (newest first), then upgrade the newest to condensed messages.
+      // Every unit becomes log lines; if they all fit, the newest units are upgraded to
+      // condensed messages while room lasts; if not, the least important lines go,
+      // oldest first (reads and searches before edits, failures and user requests).
       room -= logHeaderTokens
       if (room < 0) return null
-      let logStart = tail
-      for (let k = newest.length - 1; k >= 0; k--) {
-        const cost = logOf(newest[k]!).tokens
-        if (cost > room) break
-        room -= cost
-        logStart = newest[k]!
-      }
+      const newest = middle.filter((ui) => ui !== previous?.unit)
+      const candidates: (LogLine & { order: number; tokens: number })[] = []
+      previousLog.forEach((l, k) => candidates.push({ ...l, order: k - previousLog.length }))
+      for (const ui of newest) logOf(ui).lines.forEach((l, k) => candidates.push({ ...l, order: ui * 1000 + k }))
+      // A command repeated many times (a test re-run after each edit) is one line with its last outcome.
+      const lastOf = new Map<string, number>()
+      candidates.forEach((l, k) => lastOf.set(l.text, k))
+      for (let k = candidates.length - 1; k >= 0; k--) if (lastOf.get(candidates[k]!.text) !== k) candidates.splice(k, 1)
+      const all = candidates.reduce((a, l) => a + l.tokens, 0)
       let keepStart = tail
-      for (let k = newest.length - 1; k >= 0 && newest[k]! >= logStart; k--) {
-        const ui = newest[k]!
-        const extra = transformed(ui).tokens - logOf(ui).tokens
-        if (extra > room) break
-        room -= extra
-        keepStart = ui
-      }
-      let previousLogLines = 0
-      if (logStart === (newest[0] ?? tail)) {
-        for (let k = previousLog.length - 1; k >= 0 && lineTokens(previousLog[k]!) <= room; k--) {
-          room -= lineTokens(previousLog[k]!)
-          previousLogLines++
+      let selected: Set<string> | null = null
+      if (all <= room) {
+        room -= all
+        for (let k = newest.length - 1; k >= 0; k--) {
+          const ui = newest[k]!
+          // No credit for the unit's log lines: they may be duplicates counted once elsewhere.
+          const extra = transformed(ui).tokens
+          if (extra > room) break
+          room -= extra
+          keepStart = ui
+        }
+      } else {
+        selected = new Set()
+        for (const l of [...candidates].sort((a, b) => b.priority - a.priority || b.order - a.order)) {
+          if (l.tokens > room) continue
+          room -= l.tokens
+          selected.add(`${l.order}`)
         }
       }
-      const hasLog = logStart < keepStart || previousLogLines > 0
+      const logged = newest.filter((ui) => ui < keepStart)
       return {
         tailStart: tail,
-        dropUnits: logStart > first ? [first, logStart] : null,
+        dropUnits: previous && previous.unit >= headEnd && previous.unit < tail ? [previous.unit, previous.unit + 1] : null,
         keepUnits: keepStart < tail ? [keepStart, tail] : null,
-        logUnits: logStart < keepStart ? [logStart, keepStart] : null,
-        previousLogLines,
+        logUnits: logged.length ? [logged[0]!, keepStart] : null,
+        logSelection: selected,
+        previousLogLines: previousLog.length,
         summary: true,
         maskTail,
-        estimatedTokens: options.targetTokens - room - (hasLog ? 0 : logHeaderTokens),
+        estimatedTokens: options.targetTokens - room,
       }
     }
     // Keep the newest middle units (masked) while they fit beside the summary.
@@ -351,16 +363,32 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   out.push(...headMessages)
   const role = options.summaryRole ?? 'user'
   let summaryIndex = -1
-  let logText = ''
-  if (summary && (plan.logUnits || plan.previousLogLines > 0)) {
-    const lines = [...previousLog.slice(previousLog.length - plan.previousLogLines)]
-    if (plan.logUnits) for (let ui = plan.logUnits[0]; ui < plan.logUnits[1]; ui++) lines.push(...logOf(ui).lines)
-    const omitted = plan.dropUnits ? countUnits(units, plan.dropUnits, isPinned) : 0
-    logText = `\n\n${ACTION_LOG_HEADER}\n${omitted > 0 ? `- (${omitted} earlier messages are covered by the summary above only)\n` : ''}${lines.join('\n')}`
+  let logEntries: { text: string; order: number; priority: number }[] = []
+  let logOmitted = 0
+  if (summary && (plan.logUnits || (plan.previousLogLines > 0 && previousLog.length > 0))) {
+    const keep = (order: number) => !plan.logSelection || plan.logSelection.has(`${order}`)
+    const all: { text: string; order: number; priority: number }[] = previousLog.map((l, k) => ({ text: l.text, order: k - previousLog.length, priority: l.priority }))
+    if (plan.logUnits) {
+      for (let ui = plan.logUnits[0]; ui < plan.logUnits[1]; ui++) {
+        if (isPinned(ui) || ui === previous?.unit) continue
+        logOf(ui).lines.forEach((l, k) => all.push({ text: l.text, order: ui * 1000 + k, priority: l.priority }))
+      }
+    }
+    const lastAt = new Map<string, number>()
+    all.forEach((l, k) => lastAt.set(l.text, k))
+    all.forEach((l, k) => {
+      if (lastAt.get(l.text) !== k) return // repeated: shown once, at its last occurrence
+      if (keep(l.order)) logEntries.push(l)
+      else logOmitted++
+    })
   }
+  const logText = () =>
+    logEntries.length || logOmitted
+      ? `\n\n${ACTION_LOG_HEADER}\n${logOmitted > 0 ? `- (${logOmitted} less important entries omitted; the summary above covers them)\n` : ''}${logEntries.map((l) => l.text).join('\n')}`
+      : ''
   if (summary) {
     summaryIndex = out.length
-    out.push(summaryMessage(adapter, role, summary.text + logText))
+    out.push(summaryMessage(adapter, role, summary.text + logText()))
   }
   for (let ui = headEnd; ui < plan.tailStart; ui++) {
     if (isPinned(ui)) out.push(...messagesOf(messages, units[ui]!))
@@ -376,7 +404,19 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   const broken = findPairingProblems(out)
   if (broken.length > 0 && process.env.DEBUG_COMPACT) console.error(JSON.stringify(out.map((m) => [m.role, m.index, m.parts.map((p) => p.type + ":" + ((p as any).id ?? (p as any).callId ?? ""))])))
   if (broken.length > 0) throw new Error(`internal: compaction broke tool pairing at output index ${broken[0]!.index} (${broken[0]!.problem})`)
-  const tokensAfter = total(out)
+  let tokensAfter = total(out)
+  // Line-by-line estimates can round differently from the joined log: trim its least
+  // important lines until the whole fits.
+  if (tokensAfter > options.targetTokens && summary && logEntries.length > 0) {
+    const byValue = [...logEntries].sort((a, b) => a.priority - b.priority || a.order - b.order)
+    while (tokensAfter > options.targetTokens && byValue.length > 0) {
+      const drop = new Set(byValue.splice(0, Math.max(1, Math.ceil((tokensAfter - options.targetTokens) / 20))))
+      logEntries = logEntries.filter((l) => !drop.has(l))
+      logOmitted += drop.size
+      out[summaryIndex] = summaryMessage(adapter, role, summary.text + logText())
+      tokensAfter = total(out)
+    }
+  }
   if (tokensAfter > options.targetTokens) throw new Error(`internal: result has ${tokensAfter} tokens, over the target of ${options.targetTokens}`)
   if (tokensAfter >= tokensBefore) return untouched(`compaction would not make the conversation smaller (${tokensAfter} ≥ ${tokensBefore} tokens)`)
 
@@ -564,26 +604,44 @@ function previousActionLog(text: string): string[] {
     .filter((l) => l.startsWith('- ') && !l.startsWith('- ('))
 }
 
-/** One line per tool call (its digest), per user request, and per key sentence of prose. */
-function actionLogLines(unit: readonly CanonicalMessage[], all: readonly CanonicalMessage[], preserveErrorDetails: boolean): string[] {
+interface LogLine {
+  text: string
+  /** 5: user request, failure; 4: edit, write, test run; 3: key sentence; 2: other command; 1: read, search. */
+  priority: number
+  tokens?: number
+}
+
+/** One line per tool call (a compact digest), per user request, and per key sentence of prose. */
+function actionLogLines(unit: readonly CanonicalMessage[], preserveErrorDetails: boolean): LogLine[] {
   const results = new Map<string, { text: string; isError: boolean }>()
   for (const m of unit) for (const r of toolResultsOf(m)) results.set(r.callId, { text: r.text, isError: r.isError === true })
-  const lines: string[] = []
+  const lines: LogLine[] = []
   for (const m of unit) {
     if (isSystemLike(m)) continue
     const text = m.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('\n')
     if (m.role === 'user' && toolResultsOf(m).length === 0) {
-      if (text.trim()) lines.push(`- user: "${clip(text, 400)}"`)
+      if (text.trim()) lines.push({ text: `- user: "${clip(text, 400)}"`, priority: 5 })
       continue
     }
     if (m.role !== 'assistant') continue
     const key = text.split(/(?<=[.!?])\s+|\n+/).find((sentence) => KEY_SENTENCE_RE.test(sentence))
-    if (key) lines.push(`- note: ${clip(key, 200)}`)
+    if (key) lines.push({ text: `- note: ${clip(key, 180)}`, priority: 3 })
     for (const c of toolCallsOf(m)) {
       const r = results.get(c.id)
-      lines.push(`- ${formatDigest(digestToolCall(c.name, c.argsText, r?.text ?? '', r?.isError ?? false, preserveErrorDetails))}`)
+      const d = digestToolCall(c.name, c.argsText, r?.text ?? '', r?.isError ?? false, preserveErrorDetails)
+      lines.push({ text: `- ${logLineOf(d)}`, priority: d.status === 'error' ? 5 : d.kind === 'edit' || d.kind === 'write' || TEST_RE.test(d.target ?? '') ? 4 : d.kind === 'shell' ? 2 : 1 })
     }
   }
-  void all
   return lines
+}
+
+const TEST_RE = /\b(test|tests|pytest|jest|vitest|mocha|tox|go test|cargo test|unittest|npm run (build|lint|check)|tsc)\b/
+
+/** `tool target → exit N: error` on one line: what was done, to what, and how it ended. */
+function logLineOf(d: ToolDigest): string {
+  const target = d.target ? ` ${clip(d.kind === 'shell' ? stripHeredocBodies(d.target) : d.target, 100)}` : ''
+  const outcome = d.exitCode !== undefined ? ` → exit ${d.exitCode}` : d.status === 'error' ? ' → failed' : ''
+  const error = d.errorLine ? `: ${clip(d.errorLine, 120)}` : ''
+  const extra = d.kind === 'search' && d.matches !== undefined ? ` (${d.matches} matches${d.topFiles?.length ? ` in ${d.topFiles.slice(0, 2).join(', ')}` : ''})` : d.change ? ` (${clip(d.change, 70)})` : ''
+  return `${d.tool}${target}${outcome}${error}${extra}`
 }
