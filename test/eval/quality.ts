@@ -77,6 +77,7 @@ export function factsOf(all: readonly CanonicalMessage[], indexes: ReadonlySet<n
   const results = new Map<string, string>()
   for (const m of all) for (const r of toolResultsOf(m)) results.set(r.callId, r.text)
   const firstUser = all.findIndex((m) => m.role === 'user')
+  const textOnlyAgent = !all.some((m) => toolCallsOf(m).length > 0)
   all.forEach((m, i) => {
     if (!indexes.has(m.index)) return
     const addCommand = (cmd: string, output: string) => {
@@ -88,7 +89,7 @@ export function factsOf(all: readonly CanonicalMessage[], indexes: ReadonlySet<n
     }
     if (m.role === 'user' && toolResultsOf(m).length === 0) {
       const prev = all[i - 1]
-      const observation = prev && prev.role === 'assistant' && toolCallsOf(prev).length === 0 && commandsInText(textOf(prev)).length > 0
+      const observation = textOnlyAgent && prev && prev.role === 'assistant' && toolCallsOf(prev).length === 0 && commandsInText(textOf(prev)).length > 0
       if (observation) {
         for (const cmd of commandsInText(textOf(prev!))) addCommand(cmd, textOf(m))
         const err = keyErrorLine(textOf(m))

@@ -64,6 +64,8 @@ export interface CompactInput {
 
 /** Fraction of the target a summary may take at most (seed 002). */
 const SUMMARY_SHARE = 0.1
+/** Largest share of the budget a tail may keep once it had to shrink. */
+const SHRUNK_TAIL_SHARE = 0.5
 /** A summary budget under this many tokens cannot say anything useful. */
 const MIN_SUMMARY_TOKENS = 40
 
@@ -180,7 +182,14 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   // 4. Plan: the largest verbatim tail first, then shrink it unit by unit.
   let plan: Plan | null = null
   let maskFellShort = false
-  for (; tailStart < units.length && !plan; tailStart++) plan = planFor(tailStart, false)
+  // When the configured tail does not fit, it shrinks until it takes at most half the
+  // budget: a tail that leaves no room for the summary and the log would lose more than it keeps.
+  const initialTail = tailStart
+  const tailTokensFrom = (ui: number) => unitTokens.slice(ui).reduce((a, b) => a + b, 0)
+  for (; tailStart < units.length && !plan; tailStart++) {
+    if (tailStart > initialTail && tailStart < units.length - 1 && tailTokensFrom(tailStart) > options.targetTokens * SHRUNK_TAIL_SHARE) continue
+    plan = planFor(tailStart, false)
+  }
   if (!plan) plan = planFor(units.length - 1, true)
   if (!plan) {
     const minimum = headTokens + summaryReserve + transformed(units.length - 1, true).tokens + REPLY_PRIMING_TOKENS
@@ -606,7 +615,7 @@ function previousActionLog(text: string): string[] {
 
 interface LogLine {
   text: string
-  /** 5: user request, failure; 4: edit, write, test run; 3: key sentence; 2: other command; 1: read, search. */
+  /** 5: user request, failure; 4: edit, write, test run; 2: other command; 1: read, search, key sentence of prose. */
   priority: number
   tokens?: number
 }
@@ -625,7 +634,7 @@ function actionLogLines(unit: readonly CanonicalMessage[], preserveErrorDetails:
     }
     if (m.role !== 'assistant') continue
     const key = text.split(/(?<=[.!?])\s+|\n+/).find((sentence) => KEY_SENTENCE_RE.test(sentence))
-    if (key) lines.push({ text: `- note: ${clip(key, 180)}`, priority: 3 })
+    if (key) lines.push({ text: `- note: ${clip(key, 160)}`, priority: 1 })
     for (const c of toolCallsOf(m)) {
       const r = results.get(c.id)
       const d = digestToolCall(c.name, c.argsText, r?.text ?? '', r?.isError ?? false, preserveErrorDetails)
@@ -639,8 +648,9 @@ const TEST_RE = /\b(test|tests|pytest|jest|vitest|mocha|tox|go test|cargo test|u
 
 /** `tool target → exit N: error` on one line: what was done, to what, and how it ended. */
 function logLineOf(d: ToolDigest): string {
-  const target = d.target ? ` ${clip(d.kind === 'shell' ? stripHeredocBodies(d.target) : d.target, 100)}` : ''
-  const outcome = d.exitCode !== undefined ? ` → exit ${d.exitCode}` : d.status === 'error' ? ' → failed' : ''
+  const target = d.target ? ` ${clip(d.kind === 'shell' ? stripHeredocBodies(d.target) : d.target, 80)}` : ''
+  // Success is the default and goes unsaid; failures carry their exit code.
+  const outcome = d.exitCode !== undefined && d.exitCode !== 0 ? ` → exit ${d.exitCode}` : d.status === 'error' ? ' → failed' : ''
   const error = d.errorLine ? `: ${clip(d.errorLine, 120)}` : ''
   const extra = d.kind === 'search' && d.matches !== undefined ? ` (${d.matches} matches${d.topFiles?.length ? ` in ${d.topFiles.slice(0, 2).join(', ')}` : ''})` : d.change ? ` (${clip(d.change, 70)})` : ''
   return `${d.tool}${target}${outcome}${error}${extra}`

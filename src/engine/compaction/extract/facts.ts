@@ -166,11 +166,14 @@ export function extractFacts(messages: readonly CanonicalMessage[], opts: { pres
     }
   }
 
+  // Agents without tool calling (SWE-agent's early format) write commands in text and get
+  // outputs back as user messages; agents with tool calls never do.
+  const textOnlyAgent = !messages.some((m) => toolCallsOf(m).length > 0)
   messages.forEach((m, i) => {
     if (isSystemLike(m)) return
     const text = textOf(m)
     if (m.role === 'user' && toolResultsOf(m).length === 0 && text.trim()) {
-      if (isObservation(messages[i - 1], m)) {
+      if (textOnlyAgent && isObservation(messages[i - 1], m)) {
         for (const cmd of commandsInText(textOf(messages[i - 1]!))) recordCommand(m.index, 'shell', cmd, text)
       } else facts.userRequests.push({ index: m.index, text })
       return
