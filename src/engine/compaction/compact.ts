@@ -42,6 +42,7 @@ import {
 } from './types.ts'
 
 export class CompactionError extends Error {
+  override readonly name = 'CompactionError'
   constructor(
     readonly code: 'budget_unreachable' | 'broken_tool_pairing',
     message: string,

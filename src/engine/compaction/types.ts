@@ -62,6 +62,7 @@ export interface SummaryResult {
 
 /** A summarizer failure that moves the chain to the next strategy. */
 export class SummarizerError extends Error {
+  override readonly name = 'SummarizerError'
   constructor(
     /** Short machine-readable cause: timeout, rate_limited, server_error, malformed, empty, over_budget, context_overflow, unavailable... */
     readonly kind: string,
