@@ -5,6 +5,8 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { validatorCompiler } from 'fastify-type-provider-zod'
+import checkpointRoutes from '../routes/checkpoints.ts'
+import compactRoutes from '../routes/compact.ts'
 import estimateRoutes from '../routes/estimate.ts'
 import healthRoutes from '../routes/health.ts'
 import type { Config } from './config.ts'
@@ -77,5 +79,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes)
   await app.register(estimateRoutes)
+  await app.register(compactRoutes)
+  await app.register(checkpointRoutes)
   return app
 }

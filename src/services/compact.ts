@@ -22,6 +22,7 @@ import {
   type RepairRecord,
   type StrategyName,
   type Summarizer,
+  type SummarizerClient,
 } from '../engine/compaction/types.ts'
 import type { CanonicalMessage, MessageFormat } from '../engine/messages/canonical.ts'
 import { parseConversation, serializeConversation } from '../engine/messages/index.ts'
@@ -86,6 +87,7 @@ export interface CompactContext {
   tenantId: string
   /** Fires when the client goes away: provider calls stop. */
   signal?: AbortSignal
+  log?: { warn(obj: object, msg: string): void }
 }
 
 function strategyList(input: CompactRequest['strategy'], config: Config): StrategyName[] {
@@ -96,10 +98,25 @@ function strategyList(input: CompactRequest['strategy'], config: Config): Strate
 /** The llm summarizer, or undefined when none is configured and none was asked for by name. */
 function pickSummarizer(registry: SummarizerRegistry, choice: CompactRequest['summarizer']): Summarizer | undefined {
   // An explicit choice must be valid: SummarizerSelectionError → 400 body.summarizer.<field>.
-  if (choice) return llmSummarizer(registry.get(choice.provider, choice.model))
+  if (choice) return withCost(registry.get(choice.provider, choice.model))
   // No choice and nothing configured: the engine records an `llm` fallback.
   if (registry.defaultProvider === undefined) return undefined
-  return llmSummarizer(registry.get())
+  return withCost(registry.get())
+}
+
+/**
+ * WORKAROUND: llmSummarizer reports its usage but no costUsd, so compact() would record
+ * a cost of 0. Price the usage with the client's registry prices when it is missing.
+ */
+function withCost(client: SummarizerClient): Summarizer {
+  const inner = llmSummarizer(client)
+  return {
+    name: inner.name,
+    async summarize(req) {
+      const res = await inner.summarize(req)
+      return res.costUsd !== undefined ? res : { ...res, costUsd: client.costUsd(res.usage.inputTokens, res.usage.outputTokens) }
+    },
+  }
 }
 
 export async function compactConversation(ctx: CompactContext, input: CompactRequest): Promise<CompactResponse> {
@@ -152,15 +169,8 @@ export async function compactConversation(ctx: CompactContext, input: CompactReq
     ...(previousRound ? { previousRound } : {}),
   }
 
-  let result
-  try {
-    result = await compact({ messages, options, counter, llm, signal: ctx.signal })
-  } catch (err) {
-    if (ctx.signal?.aborted) throw new ApiError(499, 'client_closed_request', 'the client closed the request before compaction finished')
-    if (err instanceof CompactionError && err.code === 'broken_tool_pairing') throw withCallerIndexes(err, messages)
-    throw err
-  }
-  const compactedRange = callerRange(result, messages)
+  const result = await runCompact(ctx, { messages, options, counter, llm })
+  const compactedRange = result.compacted ? callerRange(result, messages) : undefined
 
   const out = extraSystem ? result.messages.filter((m) => m !== extraSystem && !(m.index === -1 && m.raw === input.system && m.role === 'system')) : result.messages
   const serialized = serializeConversation(out, format)
@@ -232,6 +242,47 @@ function locateSummary(messages: readonly unknown[], text: string): number {
   return -1
 }
 
+/** The engine's own last check, when its plan under-estimated the output (see runCompact). */
+const OVER_TARGET_RE = /^internal: result has (\d+) tokens, over the target of (\d+)/
+const OVER_TARGET_RETRIES = 3
+
+/**
+ * compact() with the service's error handling:
+ *  - a client that went away is a 499, not a 500;
+ *  - pairing problems are reported with the caller's indexes;
+ *  - WORKAROUND: the engine's plan can under-estimate its output (e.g. when repeated
+ *    commands collapse into one action-log line, the saving is counted twice), and it
+ *    then throws a plain "internal: result has N tokens, over the target of T" Error
+ *    after summarising. The output size is deterministic, so retry with the target
+ *    lowered by the overshoot (plus a little); the caller's target is what is reported.
+ */
+async function runCompact(
+  ctx: CompactContext,
+  input: { messages: CanonicalMessage[]; options: CompactOptions; counter: ReturnType<typeof defaultCounter>; llm?: Summarizer },
+): Promise<CompactResult> {
+  const target = input.options.targetTokens
+  let effective = target
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await compact({ messages: input.messages, options: { ...input.options, targetTokens: effective }, counter: input.counter, llm: input.llm, signal: ctx.signal })
+    } catch (err) {
+      if (ctx.signal?.aborted) throw new ApiError(499, 'client_closed_request', 'the client closed the request before compaction finished')
+      if (err instanceof CompactionError) {
+        if (err.code === 'broken_tool_pairing') throw withCallerIndexes(err, input.messages)
+        if (effective !== target) throw new CompactionError(err.code, err.message.replace(`cannot fit ${effective} tokens`, `cannot fit ${target} tokens`), { ...err.details, targetTokens: target })
+        throw err
+      }
+      const over = err instanceof Error ? OVER_TARGET_RE.exec(err.message) : null
+      if (!over || attempt >= OVER_TARGET_RETRIES) throw err
+      const excess = Number(over[1]) - Number(over[2])
+      const next = effective - excess - 16 * (attempt + 1)
+      ctx.log?.warn({ targetTokens: target, effectiveTarget: effective, resultTokens: Number(over[1]), retryTarget: next }, 'compaction overshot its target; retrying with a lower one')
+      if (next <= 0) throw err
+      effective = next
+    }
+  }
+}
+
 /**
  * The engine reports pairing problems by position in the list it was given; callers
  * know their own indexes (an Anthropic top-level system, or a separate `system`, sits
@@ -257,8 +308,7 @@ function withCallerIndexes(err: CompactionError, messages: readonly CanonicalMes
  */
 function callerRange(result: CompactResult, messages: readonly CanonicalMessage[]): { from: number; to: number } | undefined {
   const r = result.compactedRange
-  if (!r) return undefined
-  if (result.repairs.length === 0) {
+  if (r && result.repairs.length === 0) {
     const from = messages[r.from]?.index
     const to = messages[r.to]?.index
     if (from !== undefined && to !== undefined) return { from, to }

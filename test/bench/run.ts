@@ -1,8 +1,8 @@
 /**
- * npm run bench — HTTP benchmarks. Servers run in this process; load comes from
- * autocannon in a separate process. Every figure is compared with a baseline measured
- * in the same run (a bare Fastify route taking the same body), because these machines
- * are noisy. Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50).
+ * npm run bench [-- estimate engine compact] — benchmarks. Servers run in this process;
+ * HTTP load comes from autocannon in a separate process. Every figure is compared with
+ * a baseline measured in the same run, because these machines are noisy.
+ * Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50).
  */
 import Fastify from 'fastify'
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
@@ -11,13 +11,14 @@ import { build } from '../../src/app.ts'
 import { testConfig } from '../../src/config.ts'
 import { openDatabase } from '../../src/db/database.ts'
 import { syntheticConversation } from './conversation.ts'
+import { benchEngine, largestConversation } from './engine.ts'
 import { BENCH_CONNECTIONS, BENCH_DURATION_S, load, table, type LoadResult } from './http.ts'
 
 const LOG_LEVEL = 'warn' as const
 
 async function bareServer() {
   // The same framework, logger level and body, doing nothing but parse and reply.
-  const app = Fastify({ logger: { level: LOG_LEVEL }, bodyLimit: 20 * 1024 * 1024 })
+  const app = Fastify({ logger: { level: LOG_LEVEL }, bodyLimit: 50 * 1024 * 1024 })
   app.post('/bare', async (req) => ({ ok: Array.isArray((req.body as { messages?: unknown[] }).messages) }))
   // Same, plus zod validation of the /estimate request shape: isolates zod's cost.
   app.setValidatorCompiler(validatorCompiler)
@@ -33,39 +34,64 @@ async function bareServer() {
   return app
 }
 
-async function main() {
+async function compactd() {
   const database = await openDatabase({ pgliteDataDir: 'memory://' })
-  const app = await build({
-    config: testConfig({ LOG_LEVEL, RATE_LIMIT_MAX: 1_000_000_000 }),
-    database,
-    logger: { level: LOG_LEVEL },
-  })
+  const app = await build({ config: testConfig({ LOG_LEVEL, RATE_LIMIT_MAX: 1_000_000_000, BODY_LIMIT_BYTES: 50 * 1024 * 1024 }), database, logger: { level: LOG_LEVEL } })
   await app.listen({ host: '127.0.0.1', port: 0 })
+  return { app, close: async () => (await app.close(), await database.close()) }
+}
+
+const url = (app: { server: { address(): unknown } }) => `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+
+async function benchEstimate() {
+  const { app, close } = await compactd()
   const bare = await bareServer()
-  const appUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
-  const bareUrl = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`
-
   const messages = syntheticConversation(20)
-  const bodyBytes = JSON.stringify({ messages }).length
-  console.log(`# /estimate benchmark: 20-message conversation (${bodyBytes} bytes), ${BENCH_CONNECTIONS} connections, ${BENCH_DURATION_S} s each`)
-
-  // Warm up JIT and caches (tokenizer tables load lazily).
-  await load('warmup', `${appUrl}/estimate`, { model: 'gpt-4o', method: 'tokenizer', messages }, { duration: 2 })
-
+  console.log(`\n## /estimate: 20-message conversation (${JSON.stringify({ messages }).length} bytes), ${BENCH_CONNECTIONS} connections, ${BENCH_DURATION_S} s each\n`)
+  await load('warmup', `${url(app)}/estimate`, { model: 'gpt-4o', method: 'tokenizer', messages }, { duration: 2 })
   const rows: LoadResult[] = []
-  rows.push(await load('bare Fastify route (baseline)', `${bareUrl}/bare`, { model: 'gpt-4o', method: 'heuristic', messages }))
-  rows.push(await load('bare route + zod validation', `${bareUrl}/bare-zod`, { model: 'gpt-4o', method: 'heuristic', messages }))
-  rows.push(await load('/estimate heuristic', `${appUrl}/estimate`, { model: 'gpt-4o', method: 'heuristic', messages }))
-  rows.push(await load('/estimate tokenizer (o200k)', `${appUrl}/estimate`, { model: 'gpt-4o', method: 'tokenizer', messages }))
+  rows.push(await load('bare Fastify route (baseline)', `${url(bare)}/bare`, { model: 'gpt-4o', method: 'heuristic', messages }))
+  rows.push(await load('bare route + zod validation', `${url(bare)}/bare-zod`, { model: 'gpt-4o', method: 'heuristic', messages }))
+  rows.push(await load('/estimate heuristic', `${url(app)}/estimate`, { model: 'gpt-4o', method: 'heuristic', messages }))
+  rows.push(await load('/estimate tokenizer (o200k)', `${url(app)}/estimate`, { model: 'gpt-4o', method: 'tokenizer', messages }))
   console.log(table(rows, rows[0]!))
   const [baseline, zodRow, heuristic, tokenizer] = rows as [LoadResult, LoadResult, LoadResult, LoadResult]
   console.log(`\nheuristic/bare: ${(heuristic.requestsPerSec / baseline.requestsPerSec).toFixed(2)} (goal >= 0.80)`)
   console.log(`tokenizer/bare: ${(tokenizer.requestsPerSec / baseline.requestsPerSec).toFixed(2)}`)
   console.log(`zod validation alone costs ${((1 - zodRow.requestsPerSec / baseline.requestsPerSec) * 100).toFixed(0)}% of the bare route's req/s`)
-
-  await app.close()
+  await close()
   await bare.close()
-  await database.close()
 }
 
-await main()
+async function benchEngineSection() {
+  const r = await benchEngine()
+  console.log(`\n## Engine: ${r.name}: ${r.messages} messages, ${r.chars} characters, ${r.tokens} o200k tokens, rules to 10%\n`)
+  console.log('| step | median ms | vs floor |')
+  console.log('|---|---:|---:|')
+  console.log(`| floor: JSON.parse + one exact o200k pass | ${r.floorMs.toFixed(1)} | 1.00× |`)
+  console.log(`| compactd engine (parse + compact, rules) | ${r.engineMs.toFixed(1)} | ${(r.engineMs / r.floorMs).toFixed(2)}× (goal <= 3×) |`)
+  console.log(`| LangChain trimMessages, same counter | ${r.trimMs.toFixed(1)} | ${(r.trimMs / r.floorMs).toFixed(2)}× |`)
+  console.log(`\nengine vs trimMessages: ${(r.trimMs / r.engineMs).toFixed(1)}× faster`)
+}
+
+async function benchCompactHttp() {
+  const { app, close } = await compactd()
+  const bare = await bareServer()
+  const { name, messages } = largestConversation()
+  const body = { model: 'gpt-4o', messages, strategy: 'rules', targetTokens: 18_000 }
+  const connections = 4
+  console.log(`\n## POST /compact over HTTP: ${name} (${JSON.stringify(body).length} bytes), rules to 18k tokens, ${connections} connections, ${BENCH_DURATION_S} s each\n`)
+  await load('warmup', `${url(app)}/compact`, body, { duration: 2, connections })
+  const rows: LoadResult[] = []
+  rows.push(await load('bare Fastify route, same body (baseline)', `${url(bare)}/bare`, body, { connections }))
+  rows.push(await load('/compact rules', `${url(app)}/compact`, body, { connections }))
+  console.log(table(rows, rows[0]!))
+  await close()
+  await bare.close()
+}
+
+const sections = process.argv.slice(2)
+const wants = (s: string) => sections.length === 0 || sections.includes(s)
+if (wants('estimate')) await benchEstimate()
+if (wants('engine')) await benchEngineSection()
+if (wants('compact')) await benchCompactHttp()

@@ -90,7 +90,13 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   const started = now()
   const { options, counter } = input
   const adapter = getAdapter(options.format)
-  const tokensOf = (m: CanonicalMessage) => messageTokens(m, counter)
+  // Each message is counted once, however many plans look at it.
+  const tokenCache = new WeakMap<CanonicalMessage, number>()
+  const tokensOf = (m: CanonicalMessage) => {
+    let n = tokenCache.get(m)
+    if (n === undefined) tokenCache.set(m, (n = messageTokens(m, counter)))
+    return n
+  }
   const total = (ms: readonly CanonicalMessage[]) => (ms.length ? ms.reduce((a, m) => a + tokensOf(m), 0) + REPLY_PRIMING_TOKENS : 0)
 
   // 1. Integrity of the input.

@@ -174,6 +174,8 @@ const ASTRAL = 22
 /** Pseudo-classes for the (missing) code unit before the start and after the end of the text. */
 const START = 0
 const END = 255
+/** Pseudo-class of a \n, \t or \r escape (in JSON-encoded text), as the run before a word. */
+const ESCAPE = 8
 
 const ASCII_CLASS = new Uint8Array(128)
 for (let c = 0; c < 128; c++) {
@@ -233,52 +235,35 @@ function isNonAsciiLetter(k: number): boolean {
   return (k >= HAN && k <= MARK) || k === HEBREW
 }
 
-function perCharRate(k: number): number {
-  switch (k) {
-    case HAN: return HAN_PER_CHAR
-    case KANA: return KANA_PER_CHAR
-    case HANGUL: return HANGUL_PER_CHAR
-    case CYRILLIC: return CYRILLIC_PER_CHAR
-    case GREEK: return GREEK_PER_CHAR
-    case ARABIC: return ARABIC_PER_CHAR
-    case INDIC: return INDIC_PER_CHAR
-    case LATIN_EXT: return LATIN_EXT_PER_CHAR
-    case MARK: return MARK_PER_CHAR
-    case HEBREW: return HEBREW_PER_CHAR
-    default: return OTHER_LETTER_PER_CHAR
-  }
-}
+/** Per-character cost of the non-ASCII letter classes (scanScript), by class. */
+const PER_CHAR_RATE = new Float64Array(256).fill(OTHER_LETTER_PER_CHAR)
+PER_CHAR_RATE[HAN] = HAN_PER_CHAR
+PER_CHAR_RATE[KANA] = KANA_PER_CHAR
+PER_CHAR_RATE[HANGUL] = HANGUL_PER_CHAR
+PER_CHAR_RATE[CYRILLIC] = CYRILLIC_PER_CHAR
+PER_CHAR_RATE[GREEK] = GREEK_PER_CHAR
+PER_CHAR_RATE[ARABIC] = ARABIC_PER_CHAR
+PER_CHAR_RATE[INDIC] = INDIC_PER_CHAR
+PER_CHAR_RATE[LATIN_EXT] = LATIN_EXT_PER_CHAR
+PER_CHAR_RATE[MARK] = MARK_PER_CHAR
+PER_CHAR_RATE[HEBREW] = HEBREW_PER_CHAR
 
-function perRunCost(k: number): number {
-  switch (k) {
-    case HANGUL: return HANGUL_PER_RUN
-    case CYRILLIC: return CYRILLIC_PER_RUN
-    case ARABIC: return ARABIC_PER_RUN
-    case HEBREW: return ARABIC_PER_RUN
-    default: return 0
-  }
-}
+/** Extra cost per run (word) of those classes, by class. */
+const PER_RUN_COST = new Float64Array(256)
+PER_RUN_COST[HANGUL] = HANGUL_PER_RUN
+PER_RUN_COST[CYRILLIC] = CYRILLIC_PER_RUN
+PER_RUN_COST[ARABIC] = ARABIC_PER_RUN
+PER_RUN_COST[HEBREW] = ARABIC_PER_RUN
 
 function isLetterClass(k: number): boolean {
   return k === LOWER || k === UPPER || isNonAsciiLetter(k)
 }
 
-function prefixCost(c: number): number {
-  switch (c) {
-    case 0x5f: // _
-    case 0x2e: // .
-    case 0x28: // (
-    case 0x40: // @
-    case 0x5b: // [
-      return PREFIX_CHEAP_COST
-    case 0x2d: // -
-      return PREFIX_DASH_COST
-    case 0x2f: // /
-      return PREFIX_SLASH_COST
-    default:
-      return PREFIX_OTHER_COST
-  }
-}
+/** Cost of a lone ASCII mark glued in front of a word, by character. */
+const PREFIX_COST = new Float64Array(128).fill(PREFIX_OTHER_COST)
+for (const c of '_.(@[') PREFIX_COST[c.charCodeAt(0)] = PREFIX_CHEAP_COST
+PREFIX_COST[0x2d] = PREFIX_DASH_COST // -
+PREFIX_COST[0x2f] = PREFIX_SLASH_COST // /
 
 function mixedPunctCost(chars: number): number {
   if (chars === 0) return 0
@@ -310,16 +295,24 @@ for (let letters = 0; letters < WORD_TABLE_SIZE; letters++) {
 }
 
 // ---------------------------------------------------------------------------
-// Run scanners. Each reads one run starting at `i`, leaves its cost in
-// `run[COST]` and returns the index just past the run. (A Float64Array slot,
-// unlike a module-level `let`, stores a double without allocating, so the hot
-// loop stays allocation-free.)
+// Run scanners for the less common runs. Each reads one run starting at `i`,
+// leaves its cost in `run[COST]` and returns the index just past the run.
+//
+// Keeping V8's optimized code allocation-free takes some care: a double that is
+// returned from a call that V8 does not inline, passed to one, or merged
+// (`a ? x : f()`) with a call's result is boxed into a fresh heap number. So
+// costs travel through a Float64Array slot, and run-end indices are coerced
+// with `| 0` (which keeps the main loop's index an untagged integer).
 // ---------------------------------------------------------------------------
 
 const run = new Float64Array(1)
 const COST = 0
 
-/** A letter piece as o200k splits it: [A-Z]*[a-z]+ or [A-Z]+. Accented Latin letters and marks stay in it. */
+/**
+ * A letter piece as o200k splits it, [A-Z]*[a-z]+ or [A-Z]+, with accented
+ * Latin letters and marks in it, or longer than the word-cost table. (Plain
+ * ASCII pieces are scanned inline in estimateTextTokens.)
+ */
 function scanWord(text: string, i: number, n: number, spaced: boolean): number {
   let j = i
   let cj = text.charCodeAt(i)
@@ -343,27 +336,13 @@ function scanWord(text: string, i: number, n: number, spaced: boolean): number {
   }
   const len = j - i
   const letters = len - marks
-  run[COST] =
-    (letters < WORD_TABLE_SIZE ? WORD_COST[wordTableIndex(letters, upper === len, spaced)] : wordCost(letters, upper === len, spaced)) +
-    accented * LATIN_EXT_PER_CHAR +
-    (marks - stacked) * MARK_PER_CHAR +
-    stacked * STACKED_MARK_PER_CHAR
+  if (letters < WORD_TABLE_SIZE) run[COST] = WORD_COST[wordTableIndex(letters, upper === len, spaced)]
+  else run[COST] = wordCost(letters, upper === len, spaced)
+  run[COST] = run[COST] + accented * LATIN_EXT_PER_CHAR + (marks - stacked) * MARK_PER_CHAR + stacked * STACKED_MARK_PER_CHAR
   return j
 }
 
-/** Digits: o200k takes them three at a time. */
-function scanDigits(text: string, i: number, n: number): number {
-  let j = i + 1
-  while (j < n) {
-    const cj = text.charCodeAt(j)
-    if (cj < 0x30 || cj > 0x39) break
-    j++
-  }
-  run[COST] = Math.ceil((j - i) / DIGITS_PER_TOKEN)
-  return j
-}
-
-/** Spaces, tabs and line breaks. */
+/** Spaces, tabs and line breaks; `prev` is the class of the code unit before the run. */
 function scanWhitespace(text: string, i: number, n: number, k: number, prev: number): number {
   let j = i + 1
   let newlines = k === NEWLINE ? 1 : 0
@@ -403,17 +382,17 @@ function scanWhitespace(text: string, i: number, n: number, k: number, prev: num
 /** A run of non-ASCII letters (CJK, Hangul, Cyrillic...), priced per character by script. */
 function scanScript(text: string, i: number, n: number, k: number): number {
   let j = i + 1
-  let perChar = perCharRate(k)
+  let perChar = PER_CHAR_RATE[k]
   let prevK = k
-  let cost = perRunCost(k) + perChar
+  let cost = PER_RUN_COST[k] + perChar
   while (j < n) {
     const cj = text.charCodeAt(j)
     if (cj < 0x80) break
     const kk = CLASS_TABLE[cj]
     if (!isNonAsciiLetter(kk)) break
     if (kk !== prevK) {
-      perChar = perCharRate(kk)
-      cost += perRunCost(kk)
+      perChar = PER_CHAR_RATE[kk]
+      cost += PER_RUN_COST[kk]
       prevK = kk
     }
     cost += perChar
@@ -430,7 +409,9 @@ let runBlobPunct = false
  * Punctuation and symbols: one pre-token (` ?[^\s\p{L}\p{N}]+`). BPE merges
  * short mixed stretches ("});", "=>") into one token; a long run of one
  * repeated character ("-----", "────") is its own token (or a few), and
- * breaks the merges around it ("|------|" is three tokens).
+ * breaks the merges around it ("|------|" is three tokens). `prev` is the class
+ * of the code unit before the run. (Short runs of ASCII marks without such
+ * repeats, the common case, are priced inline in estimateTextTokens.)
  */
 function scanPunct(text: string, i: number, n: number, c: number, k: number, prev: number): number {
   let j = i + 1
@@ -462,7 +443,7 @@ function scanPunct(text: string, i: number, n: number, c: number, k: number, pre
     else cost += segLen * ASTRAL_PER_CODE_UNIT
     if (cj < 0) break
     const kk = CLASS_TABLE[cj]
-    if (kk !== PUNCT && kk !== BLOB_PUNCT && kk !== SYMBOL && kk !== CJK_PUNCT && kk !== ASTRAL) break
+    if (!isPunctClass(kk)) break
     if (kk !== BLOB_PUNCT) allBlobPunct = false
     segChar = cj
     segClass = kk
@@ -471,20 +452,19 @@ function scanPunct(text: string, i: number, n: number, c: number, k: number, pre
   }
   // A lone mark glues onto the following word ("(x", ".name"), unless a space
   // precedes it: then the space and the mark form their own token (` "`).
-  if (
-    j === i + 1 &&
-    c < 0x80 &&
-    j < n &&
-    isLetterClass(CLASS_TABLE[text.charCodeAt(j)]) &&
-    prev !== HSPACE
-  ) {
-    cost = prefixCost(c)
+  if (j === i + 1 && c < 0x80 && j < n && isLetterClass(CLASS_TABLE[text.charCodeAt(j)]) && prev !== HSPACE) {
+    cost = PREFIX_COST[c]
   } else {
     cost += repeats ? mixed * MIXED_NEAR_REPEAT_PER_CHAR : mixedPunctCost(mixed)
   }
   runBlobPunct = allBlobPunct
   run[COST] = cost
   return j
+}
+
+/** Classes that make up punctuation runs. */
+function isPunctClass(k: number): boolean {
+  return k === PUNCT || k === BLOB_PUNCT || k === SYMBOL || k === CJK_PUNCT || k === ASTRAL
 }
 
 // ---------------------------------------------------------------------------
@@ -497,15 +477,13 @@ export function estimateTextTokens(text: string): number {
   if (n === 0) return 0
 
   let tokens = 0
-  // The current blob: an unbroken run of letters, digits and + / = - _.
+  // The current blob: an unbroken run of letters, digits and + / = - _ (from
+  // blobStart, or none if -1), its word-by-word cost and its letter/digit pieces.
   let blobStart = -1
   let blobCost = 0
   let blobPieces = 0
-  let blobDigits = 0
-  let blobLetters = 0
-  // Whether the previous run was a \n-style escape.
-  let afterEscape = false
-  // Class of the code unit before `i`, carried from run to run instead of re-read.
+  // Class of the code unit before `i` (or START, or ESCAPE after a \n-style
+  // escape), carried from run to run rather than read again.
   let prev = START
 
   let i = 0
@@ -520,36 +498,30 @@ export function estimateTextTokens(text: string): number {
       while (cj >= 0x41 && cj <= 0x5a) cj = ++j < n ? text.charCodeAt(j) : 0
       const upper = j - i
       while (cj >= 0x61 && cj <= 0x7a) cj = ++j < n ? text.charCodeAt(j) : 0
-      // Words after a space, a line break or an escaped \n, or at the very start,
-      // are priced as words; glued pieces (x.y, camelCase parts) as identifiers.
-      const spaced = afterEscape || prev === HSPACE || prev === NEWLINE || prev === START
+      const spaced = startsSpacedWord(prev)
+      const len = j - i
       let cost: number
-      if (cj >= 0x80 && isWordTailClass(CLASS_TABLE[cj])) {
-        // Accented letters or combining marks continue the piece (rare): full scan.
+      if (len < WORD_TABLE_SIZE && !(cj >= 0x80 && isWordTailClass(CLASS_TABLE[cj]))) {
+        cost = WORD_COST[wordTableIndex(len, upper === len, spaced)]
+        prev = upper === len ? UPPER : LOWER
+      } else {
+        // Accented letters or combining marks continue the piece, or it is very long (rare).
         j = scanWord(text, i, n, spaced) | 0
         cost = run[COST]
         prev = CLASS_TABLE[text.charCodeAt(j - 1)]
         cj = j < n ? text.charCodeAt(j) : 0
-      } else {
-        const len = j - i
-        cost = len < WORD_TABLE_SIZE ? WORD_COST[wordTableIndex(len, upper === len, spaced)] : wordCost(len, upper === len, spaced)
-        prev = upper === len ? UPPER : LOWER
       }
-      afterEscape = false
       if (blobStart < 0) {
         blobStart = i
         blobCost = cost
         blobPieces = 1
-        blobDigits = 0
-        blobLetters = j - i
       } else {
         blobCost += cost
         blobPieces++
-        blobLetters += j - i
       }
       if (cj === 0x20 && j + 1 < n && isGluedAfterSpace(CLASS_TABLE[text.charCodeAt(j + 1)])) {
         // A single space before the next word or mark joins it (0 tokens) and ends the blob.
-        tokens += Math.max(blobCost, j - blobStart < BLOB_MIN_CHARS ? 0 : randomBlobTokens(text, blobStart, j, blobPieces, blobDigits, blobLetters))
+        tokens += Math.max(blobCost, j - blobStart < BLOB_MIN_CHARS ? 0 : randomBlobTokens(text, blobStart, j, blobPieces))
         blobStart = -1
         prev = HSPACE
         j++
@@ -558,6 +530,7 @@ export function estimateTextTokens(text: string): number {
       continue
     }
 
+    // Other runs: each branch sets j (the run's end), cost and inBlob.
     let j: number
     let cost: number
     let inBlob = false
@@ -573,66 +546,50 @@ export function estimateTextTokens(text: string): number {
         prev = CLASS_TABLE[text.charCodeAt(j - 1)]
       }
     } else if (k === PUNCT || k === BLOB_PUNCT) {
-      if (c === 0x5c) {
-        if (isUnicodeEscape(text, i, n)) {
-          // \uXXXX (JSON-escaped non-ASCII text).
-          j = i + 6
-          cost = UNICODE_ESCAPE_BASE_TOKENS + hexGroups(text, i + 2, j)
-          prev = CLASS_TABLE[text.charCodeAt(j - 1)]
-          afterEscape = false
-          if (blobStart >= 0) {
-            tokens += Math.max(blobCost, i - blobStart < BLOB_MIN_CHARS ? 0 : randomBlobTokens(text, blobStart, i, blobPieces, blobDigits, blobLetters))
-            blobStart = -1
-          }
-          tokens += cost
-          i = j
-          continue
-        }
-        if (i + 1 < n && isEscapeLetter(text.charCodeAt(i + 1))) {
-          // \n, \t, \r in JSON-encoded text; the word after it is priced like a spaced word.
-          if (blobStart >= 0) {
-            tokens += Math.max(blobCost, i - blobStart < BLOB_MIN_CHARS ? 0 : randomBlobTokens(text, blobStart, i, blobPieces, blobDigits, blobLetters))
-            blobStart = -1
-          }
-          tokens += ESCAPE_TOKENS
-          afterEscape = true
-          prev = LOWER // n, t or r
-          i += 2
-          continue
-        }
-      }
-      // ASCII punctuation, scanned inline unless the run holds a repeated-character
-      // stretch or non-ASCII symbols (then scanPunct prices it).
-      j = i + 1
-      let next = j < n ? CLASS_TABLE[text.charCodeAt(j)] : END
-      let last = k
-      let allBlobPunct = k === BLOB_PUNCT
-      let segChar = c
-      let segLen = 1
-      let repeats = false
-      while (next === PUNCT || next === BLOB_PUNCT) {
-        const cj = text.charCodeAt(j)
-        if (cj === segChar) {
-          if (++segLen === REPEAT_MIN_CHARS) repeats = true
-        } else {
-          segChar = cj
-          segLen = 1
-        }
-        if (next !== BLOB_PUNCT) allBlobPunct = false
-        last = next
-        next = ++j < n ? CLASS_TABLE[text.charCodeAt(j)] : END
-      }
-      if (repeats || next === SYMBOL || next === CJK_PUNCT || next === ASTRAL) {
-        j = scanPunct(text, i, n, c, k, prev) | 0
-        cost = run[COST]
-        inBlob = runBlobPunct
+      if (c === 0x5c && i + 1 < n && isEscapeLetter(text.charCodeAt(i + 1))) {
+        // \n, \t, \r in JSON-encoded text; the word after it is priced like a spaced word.
+        j = i + 2
+        cost = ESCAPE_TOKENS
+        prev = ESCAPE
+      } else if (c === 0x5c && isUnicodeEscape(text, i, n)) {
+        // \uXXXX (JSON-escaped non-ASCII text).
+        j = i + 6
+        cost = UNICODE_ESCAPE_BASE_TOKENS + hexGroups(text, i + 2, j)
         prev = CLASS_TABLE[text.charCodeAt(j - 1)]
       } else {
-        // A lone mark glues onto the following word ("(x", ".name"), unless a space
-        // precedes it: then the space and the mark form their own token (` "`).
-        cost = j === i + 1 && isLetterClass(next) && prev !== HSPACE ? prefixCost(c) : mixedPunctCost(j - i)
-        inBlob = allBlobPunct
-        prev = last
+        // ASCII marks, priced inline unless a repeated-character stretch or a
+        // non-ASCII symbol follows (then scanPunct prices the run).
+        j = i + 1
+        let next = j < n ? CLASS_TABLE[text.charCodeAt(j)] : END
+        let last = k
+        let allBlobPunct = k === BLOB_PUNCT
+        let segChar = c
+        let segLen = 1
+        let repeats = false
+        while (next === PUNCT || next === BLOB_PUNCT) {
+          const cj = text.charCodeAt(j)
+          if (cj === segChar) {
+            if (++segLen === REPEAT_MIN_CHARS) repeats = true
+          } else {
+            segChar = cj
+            segLen = 1
+          }
+          if (next !== BLOB_PUNCT) allBlobPunct = false
+          last = next
+          next = ++j < n ? CLASS_TABLE[text.charCodeAt(j)] : END
+        }
+        if (repeats || isPunctClass(next)) {
+          j = scanPunct(text, i, n, c, k, prev) | 0
+          cost = run[COST]
+          inBlob = runBlobPunct
+          prev = CLASS_TABLE[text.charCodeAt(j - 1)]
+        } else {
+          // A lone mark glues onto the following word ("(x", ".name"), unless a space
+          // precedes it: then the space and the mark form their own token (` "`).
+          cost = j === i + 1 && isLetterClass(next) && prev !== HSPACE ? PREFIX_COST[c] : mixedPunctCost(j - i)
+          inBlob = allBlobPunct
+          prev = last
+        }
       }
     } else if (k === DIGIT) {
       j = i + 1
@@ -644,14 +601,12 @@ export function estimateTextTokens(text: string): number {
       // o200k takes digits three at a time.
       cost = Math.ceil((j - i) / DIGITS_PER_TOKEN)
       inBlob = true
-      blobDigits += j - i // (reset below if this run starts the blob)
       prev = DIGIT
     } else if (k === LATIN_EXT) {
       // A word starting with an accented letter.
-      j = scanWord(text, i, n, afterEscape || prev === HSPACE || prev === NEWLINE || prev === START) | 0
+      j = scanWord(text, i, n, startsSpacedWord(prev)) | 0
       cost = run[COST]
       inBlob = true
-      blobLetters += j - i // (reset below if this run starts the blob)
       prev = CLASS_TABLE[text.charCodeAt(j - 1)]
     } else if (isNonAsciiLetter(k)) {
       j = scanScript(text, i, n, k) | 0
@@ -663,32 +618,34 @@ export function estimateTextTokens(text: string): number {
       inBlob = runBlobPunct
       prev = CLASS_TABLE[text.charCodeAt(j - 1)]
     }
-    afterEscape = false
 
     if (inBlob) {
       if (blobStart < 0) {
         blobStart = i
         blobCost = 0
         blobPieces = 0
-        blobDigits = k === DIGIT ? j - i : 0
-        blobLetters = k === DIGIT || k === BLOB_PUNCT ? 0 : j - i
       }
       blobCost += cost
       if (k !== BLOB_PUNCT) blobPieces++
     } else {
       if (blobStart >= 0) {
         // (Most blobs are single words: skip the call for short ones.)
-        tokens += Math.max(blobCost, i - blobStart < BLOB_MIN_CHARS ? 0 : randomBlobTokens(text, blobStart, i, blobPieces, blobDigits, blobLetters))
+        tokens += Math.max(blobCost, i - blobStart < BLOB_MIN_CHARS ? 0 : randomBlobTokens(text, blobStart, i, blobPieces))
         blobStart = -1
       }
       tokens += cost
     }
     i = j
   }
-  if (blobStart >= 0) tokens += Math.max(blobCost, randomBlobTokens(text, blobStart, n, blobPieces, blobDigits, blobLetters))
+  if (blobStart >= 0) tokens += Math.max(blobCost, randomBlobTokens(text, blobStart, n, blobPieces))
   // Round up, then add the allowance in whole tokens (so "user" stays 1, not 2).
   const rounded = Math.ceil(tokens)
   return rounded + Math.floor(rounded * (RARE_WORD_ALLOWANCE - 1))
+}
+
+/** A letter piece after a space, a line break or an escaped \n, or at the very start, is priced as a word. */
+function startsSpacedWord(prev: number): boolean {
+  return prev === HSPACE || prev === NEWLINE || prev === START || prev === ESCAPE
 }
 
 /** Non-ASCII classes that continue an ASCII letter piece (see scanWord). */
@@ -745,36 +702,29 @@ function hexGroups(text: string, from: number, to: number): number {
 
 /**
  * Tokens for an unbroken run of letters, digits and + / = - _ from `start` to
- * `end` if it looks random (long, mixed letters and digits, many pieces): the
- * per-character rate of random base64 or hex. 0 if it does not look random (it
- * is then priced word by word). The caller takes the larger of this and the
- * word-by-word cost, so that this function never receives a double: passing one
- * to a call would make V8 box it on every loop iteration.
+ * `end` (`pieces` letter/digit pieces) if it looks random (long, mixed letters
+ * and digits, many pieces): the per-character rate measured for random base64
+ * or hex. 0 if it does not look random: it is then priced word by word (the
+ * caller takes the larger of the two).
  */
-function randomBlobTokens(text: string, start: number, end: number, pieces: number, digits: number, letters: number): number {
+function randomBlobTokens(text: string, start: number, end: number, pieces: number): number {
   const len = end - start
-  if (len < BLOB_MIN_CHARS || letters === 0 || pieces < len * BLOB_MIN_PIECES_PER_CHAR) return 0
-  // Without digits, only mixed case (base64 letters) looks random; "a/b/c/d" does not.
-  if (digits === 0 && !hasMixedCase(text, start, end)) return 0
-  return len * (isHexRun(text, start, end) ? HEX_TOKENS_PER_CHAR : BASE64_TOKENS_PER_CHAR)
-}
-
-function hasMixedCase(text: string, start: number, end: number): boolean {
+  if (len < BLOB_MIN_CHARS || pieces < len * BLOB_MIN_PIECES_PER_CHAR) return 0
+  let letters = false
+  let digits = false
   let upper = false
   let lower = false
+  let hex = true // only hex digits (and '-', as in UUIDs)
   for (let p = start; p < end; p++) {
     const c = text.charCodeAt(p)
-    if (c >= 0x41 && c <= 0x5a) upper = true
-    else if (c >= 0x61 && c <= 0x7a) lower = true
+    if (c >= 0x30 && c <= 0x39) digits = true
+    else if (c >= 0x41 && c <= 0x5a) upper = letters = true
+    else if (c >= 0x61 && c <= 0x7a) lower = letters = true
+    else if (c >= 0x80) letters = true // accented letters and marks of word pieces
+    if (hex && !isHexDigit(c) && c !== 0x2d) hex = false
   }
-  return upper && lower
-}
-
-/** Only hex digits (and '-', as in UUIDs). */
-function isHexRun(text: string, start: number, end: number): boolean {
-  for (let p = start; p < end; p++) {
-    const c = text.charCodeAt(p)
-    if (!isHexDigit(c) && c !== 0x2d) return false
-  }
-  return true
+  if (!letters) return 0
+  // Without digits, only mixed case (base64 letters) looks random; "a/b/c/d" does not.
+  if (!digits && !(upper && lower)) return 0
+  return len * (hex ? HEX_TOKENS_PER_CHAR : BASE64_TOKENS_PER_CHAR)
 }
