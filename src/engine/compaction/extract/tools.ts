@@ -167,8 +167,9 @@ export function shellEffects(fullCommand: string): { writes: string[]; edits: st
   const edits = new Set<string>()
   const reads = new Set<string>()
   let search: string | undefined
-  for (const m of command.matchAll(/(?:^|[^>&2])>{1,2}\s*['"]?([\w@./+-]+\.\w+)['"]?/g)) writes.add(m[1]!)
-  for (const m of command.matchAll(/\btee\s+(?:-a\s+)?['"]?([\w@./+-]+\.\w+)/g)) writes.add(m[1]!)
+  // Redirects (not `=>`, `->` or `2>&1`) to something with a file extension.
+  for (const m of command.matchAll(/(?:^|[^>&2=-])>{1,2}\s*['"]?([\w@./+-]+\.\w+)['"]?/g)) if (EXT_RE.test(m[1]!)) writes.add(m[1]!)
+  for (const m of command.matchAll(/\btee\s+(?:-a\s+)?['"]?([\w@./+-]+\.\w+)/g)) if (EXT_RE.test(m[1]!)) writes.add(m[1]!)
   // Scripts that rewrite a file: open('x.py', 'w'), Path('x.py').write_text(…), fs.writeFileSync('x.js').
   for (const m of fullCommand.matchAll(/\b(?:open\(\s*|Path\(\s*|writeFileSync\(\s*)['"]([\w@./+-]+\.\w+)['"](?:\s*,\s*['"][wa]b?\+?['"]|\)\.write_text)/g)) {
     if (!writes.has(m[1]!)) edits.add(m[1]!)
@@ -202,6 +203,9 @@ export function stripHeredocBodies(command: string): string {
 }
 
 function describeEdit(args: Record<string, unknown>): string | undefined {
+  // Some agents state the intent of an edit (pi's `_i`, others' `description`): the best description.
+  const intent = str(args._i) ?? str(args.intent) ?? str(args.description) ?? str(args.explanation)
+  if (intent) return clip(intent, 120)
   const oldS = str(args.old_str) ?? str(args.old_string) ?? str(args.oldText) ?? str(args.search)
   const newS = str(args.new_str) ?? str(args.new_string) ?? str(args.newText) ?? str(args.replace)
   if (oldS !== undefined || newS !== undefined) return `replaced \`${clip(oldS ?? '', 60)}\` with \`${clip(newS ?? '', 60)}\``
@@ -211,7 +215,7 @@ function describeEdit(args: Record<string, unknown>): string | undefined {
   if (patch) {
     const added = (patch.match(/^\+(?!\+\+)/gm) ?? []).length
     const removed = (patch.match(/^-(?!--)/gm) ?? []).length
-    return `patch +${added}/-${removed} lines`
+    return added + removed > 0 ? `patch +${added}/-${removed} lines` : undefined
   }
   if (Array.isArray(args.edits)) return `${args.edits.length} edits`
   return undefined
