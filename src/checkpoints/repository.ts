@@ -80,7 +80,16 @@ const FOLD_MAX_FACTS = 50
 // Writes
 // ---------------------------------------------------------------------------
 
-export async function insertCheckpoint(db: Kysely<Database>, tenantId: string, sessionId: string, data: CheckpointData, opts: { maxCheckpoints: number }): Promise<InsertResult> {
+/** Default of COMPACTION_MAX_CHECKPOINTS. */
+export const DEFAULT_MAX_CHECKPOINTS = 5
+
+export async function insertCheckpoint(
+  db: Kysely<Database>,
+  tenantId: string,
+  sessionId: string,
+  data: CheckpointData,
+  opts: { maxCheckpoints?: number } = {},
+): Promise<InsertResult> {
   // Read committed explicitly: every statement after the lock must see the previous holder's commit.
   return db
     .transaction()
@@ -100,7 +109,7 @@ export async function insertCheckpoint(db: Kysely<Database>, tenantId: string, s
         .returningAll()
         .executeTakeFirstOrThrow()
 
-      const folded = await foldExcess(trx, tenantId, sessionId, Math.max(1, opts.maxCheckpoints))
+      const folded = await foldExcess(trx, tenantId, sessionId, Math.max(1, opts.maxCheckpoints ?? DEFAULT_MAX_CHECKPOINTS))
       if (folded && folded.into === num) {
         const row = await trx.selectFrom('checkpoint_summaries').selectAll().where('id', '=', inserted.id).executeTakeFirstOrThrow()
         return { checkpoint: fromRow(row), folded }
@@ -173,7 +182,7 @@ function fromRow(r: Row): Checkpoint {
     toMessageIndex: num(r.to_message_index),
     messagesCompressed: num(r.messages_compressed),
     summaryContent: r.summary_content,
-    keyFacts: parseJson(r.key_facts) as Record<string, unknown> | null,
+    keyFacts: orderKeys(parseJson(r.key_facts) as Record<string, unknown> | null),
     originalTokens: num(r.original_tokens),
     compressedTokens: num(r.compressed_tokens),
     compressionRatio: num(r.compression_ratio),
@@ -183,6 +192,17 @@ function fromRow(r: Row): Checkpoint {
     foldedFrom: (parseJson(r.folded_from) as number[] | null) ?? null,
     createdAt: r.created_at instanceof Date ? r.created_at : new Date(r.created_at as unknown as string),
   }
+}
+
+/** KeyFacts' field order (jsonb stores keys sorted by length). */
+const KEY_FACTS_ORDER = ['currentTask', 'completedSteps', 'pendingSteps', 'keyDecisions', 'relevantFiles', 'errors', 'userRequests']
+
+function orderKeys(facts: Record<string, unknown> | null): Record<string, unknown> | null {
+  if (!facts || typeof facts !== 'object' || Array.isArray(facts)) return facts
+  const out: Record<string, unknown> = {}
+  for (const k of KEY_FACTS_ORDER) if (k in facts) out[k] = facts[k]
+  for (const [k, v] of Object.entries(facts)) if (!(k in out)) out[k] = v
+  return out
 }
 
 /** jsonb arrives parsed from pg; be tolerant of a driver that hands back text. */
@@ -303,15 +323,30 @@ export function foldSummaries(summaries: readonly string[], foldedFrom: readonly
       section = { heading: heading!, title: carried.title, lines: rest }
       base.sections.push(section)
     }
-    // After the section's last item (or the table's header rows); a lone "None." goes.
-    let at = findLastIndex(section.lines, (l) => carried.isItem(l) || /^\s*\|/.test(l)) + 1
-    if (at === 0) section.lines = section.lines.filter((l) => !/^\s*(none\.?|n\/a|-)\s*$/i.test(l))
+    const isTable = carried.title === 'completed work'
+    const tableLine = (l: string) => /^\s*\|/.test(l)
+    if (isTable && !section.lines.some(tableLine)) {
+      // The base wrote this section without a table (e.g. a model's bullets): add one after it.
+      const [, ...header] = carried.heading.split('\n')
+      section.lines.splice(lastNonBlank(section.lines) + 1, 0, ...(lastNonBlank(section.lines) >= 0 ? [''] : []), ...header, ...additions)
+      continue
+    }
+    // After the section's last item (table rows: after the table); a lone "None." goes.
+    let at = findLastIndex(section.lines, (l) => carried.isItem(l) || (isTable && tableLine(l))) + 1
+    if (at === 0) {
+      section.lines = section.lines.filter((l) => !/^\s*(none\.?|n\/a|-)\s*$/i.test(l))
+      at = lastNonBlank(section.lines) + 1
+    }
     section.lines.splice(at, 0, ...additions)
   }
   const preamble = base.preamble.filter((l) => !/^_Folded from checkpoints /.test(l)).join('\n').trim()
   const out = [...(base.header !== undefined ? [base.header] : []), `_Folded from checkpoints ${foldedFrom.join(', ')}._`, ...(preamble ? [preamble] : []), '']
-  for (const s of base.sections) out.push(s.heading, ...s.lines)
+  for (const s of base.sections) out.push(s.heading, ...s.lines, '')
   return out.join('\n').replace(/\n{3,}/g, '\n\n').trim()
+}
+
+function lastNonBlank(lines: readonly string[]): number {
+  return findLastIndex(lines, (l) => l.trim() !== '')
 }
 
 function findLastIndex<T>(items: readonly T[], pred: (item: T) => boolean): number {

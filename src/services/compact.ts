@@ -77,7 +77,7 @@ export interface CompactResponse {
   plan: PlanRange[]
   event: CompactionEvent
   summary?: { text: string; keyFacts: KeyFacts; role: string; index: number }
-  checkpoint?: { sessionId: string; checkpointNum: number; foldedFrom?: number[] }
+  checkpoint?: { sessionId: string; checkpointNum: number; folded?: { into: number; from: number[] } }
 }
 
 export interface CompactContext {
@@ -98,25 +98,10 @@ function strategyList(input: CompactRequest['strategy'], config: Config): Strate
 /** The llm summarizer, or undefined when none is configured and none was asked for by name. */
 function pickSummarizer(registry: SummarizerRegistry, choice: CompactRequest['summarizer']): Summarizer | undefined {
   // An explicit choice must be valid: SummarizerSelectionError → 400 body.summarizer.<field>.
-  if (choice) return withCost(registry.get(choice.provider, choice.model))
+  if (choice) return llmSummarizer(registry.get(choice.provider, choice.model))
   // No choice and nothing configured: the engine records an `llm` fallback.
   if (registry.defaultProvider === undefined) return undefined
-  return withCost(registry.get())
-}
-
-/**
- * WORKAROUND: llmSummarizer reports its usage but no costUsd, so compact() would record
- * a cost of 0. Price the usage with the client's registry prices when it is missing.
- */
-function withCost(client: SummarizerClient): Summarizer {
-  const inner = llmSummarizer(client)
-  return {
-    name: inner.name,
-    async summarize(req) {
-      const res = await inner.summarize(req)
-      return res.costUsd !== undefined ? res : { ...res, costUsd: client.costUsd(res.usage.inputTokens, res.usage.outputTokens) }
-    },
-  }
+  return llmSummarizer(registry.get())
 }
 
 export async function compactConversation(ctx: CompactContext, input: CompactRequest): Promise<CompactResponse> {
@@ -170,7 +155,7 @@ export async function compactConversation(ctx: CompactContext, input: CompactReq
   }
 
   const result = await runCompact(ctx, { messages, options, counter, llm })
-  const compactedRange = result.compacted ? callerRange(result, messages) : undefined
+  const compactedRange = result.compacted ? result.compactedRange : undefined
 
   const out = extraSystem ? result.messages.filter((m) => m !== extraSystem && !(m.index === -1 && m.raw === input.system && m.role === 'system')) : result.messages
   const serialized = serializeConversation(out, format)
@@ -206,7 +191,7 @@ export async function compactConversation(ctx: CompactContext, input: CompactReq
     checkpoint = {
       sessionId: input.sessionId,
       checkpointNum: stored.checkpoint.checkpointNum,
-      ...(stored.checkpoint.foldedFrom ? { foldedFrom: stored.checkpoint.foldedFrom } : {}),
+      ...(stored.folded ? { folded: stored.folded } : {}),
     }
   }
 
@@ -234,87 +219,24 @@ export async function compactConversation(ctx: CompactContext, input: CompactReq
  * index can differ); -1 when it went to the top-level system.
  */
 function locateSummary(messages: readonly unknown[], text: string): number {
-  const firstLine = text.split('\n', 1)[0]!
+  const escaped = JSON.stringify(text).slice(1, -1)
   for (let i = 0; i < messages.length; i++) {
     const content = (messages[i] as { content?: unknown } | null)?.content
-    if (typeof content === 'string' ? content.includes(firstLine) : JSON.stringify(content ?? '').includes(JSON.stringify(firstLine).slice(1, -1))) return i
+    if (typeof content === 'string' ? content.includes(text) : JSON.stringify(content ?? '').includes(escaped)) return i
   }
   return -1
 }
 
-/** The engine's own last check, when its plan under-estimated the output (see runCompact). */
-const OVER_TARGET_RE = /^internal: result has (\d+) tokens, over the target of (\d+)/
-const OVER_TARGET_RETRIES = 3
-
-/**
- * compact() with the service's error handling:
- *  - a client that went away is a 499, not a 500;
- *  - pairing problems are reported with the caller's indexes;
- *  - WORKAROUND: the engine's plan can under-estimate its output (e.g. when repeated
- *    commands collapse into one action-log line, the saving is counted twice), and it
- *    then throws a plain "internal: result has N tokens, over the target of T" Error
- *    after summarising. The output size is deterministic, so retry with the target
- *    lowered by the overshoot (plus a little); the caller's target is what is reported.
- */
+/** compact() with the service's error handling: a client that went away is a 499, not a 500. */
 async function runCompact(
   ctx: CompactContext,
   input: { messages: CanonicalMessage[]; options: CompactOptions; counter: ReturnType<typeof defaultCounter>; llm?: Summarizer },
 ): Promise<CompactResult> {
-  const target = input.options.targetTokens
-  let effective = target
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await compact({ messages: input.messages, options: { ...input.options, targetTokens: effective }, counter: input.counter, llm: input.llm, signal: ctx.signal })
-    } catch (err) {
-      if (ctx.signal?.aborted) throw new ApiError(499, 'client_closed_request', 'the client closed the request before compaction finished')
-      if (err instanceof CompactionError) {
-        if (err.code === 'broken_tool_pairing') throw withCallerIndexes(err, input.messages)
-        if (effective !== target) throw new CompactionError(err.code, err.message.replace(`cannot fit ${effective} tokens`, `cannot fit ${target} tokens`), { ...err.details, targetTokens: target })
-        throw err
-      }
-      const over = err instanceof Error ? OVER_TARGET_RE.exec(err.message) : null
-      if (!over || attempt >= OVER_TARGET_RETRIES) throw err
-      const excess = Number(over[1]) - Number(over[2])
-      const next = effective - excess - 16 * (attempt + 1)
-      ctx.log?.warn({ targetTokens: target, effectiveTarget: effective, resultTokens: Number(over[1]), retryTarget: next }, 'compaction overshot its target; retrying with a lower one')
-      if (next <= 0) throw err
-      effective = next
-    }
+  try {
+    return await compact({ ...input, signal: ctx.signal })
+  } catch (err) {
+    if (ctx.signal?.aborted) throw new ApiError(499, 'client_closed_request', 'the client closed the request before compaction finished')
+    throw err
   }
 }
 
-/**
- * The engine reports pairing problems by position in the list it was given; callers
- * know their own indexes (an Anthropic top-level system, or a separate `system`, sits
- * at position 0 with index -1). Rewrites positions to `messages[i]` indexes.
- */
-function withCallerIndexes(err: CompactionError, messages: readonly CanonicalMessage[]): CompactionError {
-  const problems = Array.isArray(err.details.problems) ? (err.details.problems as { index: number; callId: string; problem: string }[]) : []
-  if (problems.length === 0) return err
-  const fixed = problems.map((p) => ({ ...p, index: messages[p.index]?.index ?? p.index }))
-  const first = fixed[0]!
-  return new CompactionError(
-    'broken_tool_pairing',
-    `messages[${first.index}]: ${first.problem} (tool call id ${first.callId}); send onBrokenInput "repair" to fix it automatically`,
-    { ...err.details, problems: fixed },
-  )
-}
-
-/**
- * compactedRange in the caller's indexes. The engine gives positions in the list it
- * worked on; without repairs that is `messages`, so positions map through `.index`.
- * After a repair (messages inserted or removed) the plan's ranges, which carry caller
- * indexes, give the span of everything that was not kept verbatim.
- */
-function callerRange(result: CompactResult, messages: readonly CanonicalMessage[]): { from: number; to: number } | undefined {
-  const r = result.compactedRange
-  if (r && result.repairs.length === 0) {
-    const from = messages[r.from]?.index
-    const to = messages[r.to]?.index
-    if (from !== undefined && to !== undefined) return { from, to }
-  }
-  const changed = result.plan.filter((p) => p.action !== 'keep')
-  const froms = changed.map((p) => p.from).filter((i) => i >= 0)
-  const tos = changed.map((p) => p.to).filter((i) => i >= 0)
-  return froms.length && tos.length ? { from: Math.min(...froms), to: Math.max(...tos) } : undefined
-}

@@ -106,8 +106,10 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   const problems = findPairingProblems(messages)
   if (problems.length > 0) {
     if (options.onBrokenInput === 'reject') {
-      const first = problems[0]!
-      throw new CompactionError('broken_tool_pairing', `messages[${first.index}]: ${first.problem} (tool call id ${first.callId}); send onBrokenInput "repair" to fix it automatically`, { problems })
+      // Problems come as positions; the caller knows its own indexes.
+      const located = problems.map((p) => ({ ...p, index: messages[p.index]!.index }))
+      const first = located[0]!
+      throw new CompactionError('broken_tool_pairing', `messages[${first.index}]: ${first.problem} (tool call id ${first.callId}); send onBrokenInput "repair" to fix it automatically`, { problems: located })
     }
     const repaired = repairPairing(messages, repairOps(adapter))
     messages = repaired.messages
@@ -199,7 +201,10 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   }
   if (!plan) plan = planFor(units.length - 1, true)
   if (!plan) {
-    const minimum = headTokens + summaryReserve + transformed(units.length - 1, true).tokens + REPLY_PRIMING_TOKENS
+    // The smallest target that would work: the fixed parts plus a summary whose cap is
+    // 10% of the target and at least MIN_SUMMARY_TOKENS (so the target is at least 400).
+    const fixedMin = headTokens + summaryOverhead + transformed(units.length - 1, true).tokens + REPLY_PRIMING_TOKENS
+    const minimum = Math.max(Math.ceil(MIN_SUMMARY_TOKENS / SUMMARY_SHARE), Math.ceil(fixedMin / (1 - SUMMARY_SHARE)), fixedMin + Math.min(options.maxSummaryTokens, MIN_SUMMARY_TOKENS))
     throw new CompactionError(
       'budget_unreachable',
       `cannot fit ${options.targetTokens} tokens: the system prompt, the first task message, a summary and the last turn need at least ${minimum}, even with everything else summarised and the last turn masked`,
@@ -438,7 +443,8 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
 
   const strategy: StrategyName = summaryBy ?? 'mask'
   const summaryTokens = summary ? Math.ceil(counter.text(summary.text) * counter.margin) : 0
-  const compactedRange = plan.dropUnits || plan.keepUnits ? { from: units[headEnd]!.start, to: units[plan.tailStart - 1]?.end ?? units[headEnd]!.start } : undefined
+  const compactedRange =
+    plan.tailStart > headEnd ? { from: messages[units[headEnd]!.start]!.index, to: messages[units[plan.tailStart - 1]!.end]!.index } : undefined
   return {
     compacted: true,
     messages: out,

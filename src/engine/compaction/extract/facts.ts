@@ -49,6 +49,9 @@ export interface ConversationFacts {
   lastAssistantText?: string
 }
 
+/** The prefix of masked tool results (strategies/mask.ts). */
+const MASKED_RESULT_PREFIX = '[output masked by compactd]'
+
 const DECISION_RE = /\b(I(?:'ll| will| am going to|'m going to) (?:use|go with|implement|add|change|modify|fix|update|create|keep|switch|replace|refactor|remove|move|write)|decided|decision|we should|(?:the )?(?:best|right|correct|cleanest|simplest|minimal) (?:approach|fix|way|solution|change)|instead of|rather than|chose|choose|going with|the fix (?:is|should|will)|the solution (?:is|should|will))\b/i
 const ROOT_CAUSE_RE = /\b(root cause|the (?:issue|problem|bug|error) (?:is|was|lies|occurs|happens|comes)|caused by|this happens because|the reason (?:is|was)|is because|was because|due to)\b/i
 const ABANDONED_RE = /\b(didn'?t work|did not work|doesn'?t work|does not work|revert(?:ed|ing)?|abandon(?:ed|ing)?|give up|won'?t work|not the right|wrong approach|undo(?:ne)?|roll(?:ed)? back|that approach|another approach|different approach|try (?:a different|another)|still fail(?:s|ing)?|no longer)\b/i
@@ -146,7 +149,8 @@ export function extractFacts(messages: readonly CanonicalMessage[], opts: { pres
   }
   // Results by call id, so each call is read with its output.
   const results = new Map<string, { text: string; isError: boolean }>()
-  for (const m of messages) for (const r of toolResultsOf(m)) results.set(r.callId, { text: r.text, isError: r.isError === true })
+  // Results masked in an earlier round carry only a digest, already in that round's summary.
+  for (const m of messages) for (const r of toolResultsOf(m)) results.set(r.callId, { text: r.text.startsWith(MASKED_RESULT_PREFIX) ? '' : r.text, isError: r.isError === true })
 
   const recordCommand = (index: number, tool: string, command: string, output: string, digest?: ToolDigest) => {
     const exitCode = digest?.exitCode ?? extractExitCode(output)

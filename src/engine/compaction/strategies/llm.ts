@@ -367,7 +367,7 @@ function finish(ctx: Ctx, raw: string, truncated: boolean): SummaryResult {
 
   const keyFacts = keyFactsFromSummary(text, req.originalTask)
   keyFacts.userRequests = [...new Set([...userRequests(req), ...keyFacts.userRequests])]
-  return { text, keyFacts, usage: { ...ctx.usage }, model: client.model }
+  return { text, keyFacts, usage: { ...ctx.usage }, model: client.model, costUsd: client.costUsd(ctx.usage.inputTokens, ctx.usage.outputTokens) }
 }
 
 /**
