@@ -41,6 +41,26 @@ export async function load(name: string, url: string, body: unknown, opts: { met
   }
 }
 
+/**
+ * Run several targets in interleaved rounds (A B C, A B C, ...) and average each target's
+ * rounds, so a burst of background load does not land on one target only.
+ */
+export async function interleaved(targets: { name: string; url: string; body: unknown; opts?: Parameters<typeof load>[3] }[], rounds = Number(process.env.BENCH_ROUNDS ?? 3)): Promise<LoadResult[]> {
+  const all: LoadResult[][] = targets.map(() => [])
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < targets.length; k++) all[k]!.push(await load(targets[k]!.name, targets[k]!.url, targets[k]!.body, targets[k]!.opts))
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+  return all.map((rs) => ({
+    name: rs[0]!.name,
+    requestsPerSec: mean(rs.map((r) => r.requestsPerSec)),
+    p50Ms: Math.round(mean(rs.map((r) => r.p50Ms))),
+    p99Ms: Math.round(mean(rs.map((r) => r.p99Ms))),
+    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+    errors: rs.reduce((a, r) => a + r.errors, 0),
+  }))
+}
+
 export function table(rows: LoadResult[], baseline: LoadResult): string {
   const lines = ['| target | req/s | p50 ms | p99 ms | req/s vs bare | non-2xx |', '|---|---:|---:|---:|---:|---:|']
   for (const r of rows) {

@@ -2,7 +2,8 @@
  * npm run bench [-- estimate engine compact] — benchmarks. Servers run in this process;
  * HTTP load comes from autocannon in a separate process. Every figure is compared with
  * a baseline measured in the same run, because these machines are noisy.
- * Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50).
+ * Env: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (interleaved rounds, default 3),
+ * BENCH_CONNECTIONS (default 50).
  */
 import Fastify from 'fastify'
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
@@ -12,7 +13,7 @@ import { testConfig } from '../../src/config.ts'
 import { openDatabase } from '../../src/db/database.ts'
 import { syntheticConversation } from './conversation.ts'
 import { benchEngine, largestConversation } from './engine.ts'
-import { BENCH_CONNECTIONS, BENCH_DURATION_S, load, table, type LoadResult } from './http.ts'
+import { BENCH_CONNECTIONS, BENCH_DURATION_S, interleaved, load, table, type LoadResult } from './http.ts'
 
 const LOG_LEVEL = 'warn' as const
 
@@ -47,13 +48,15 @@ async function benchEstimate() {
   const { app, close } = await compactd()
   const bare = await bareServer()
   const messages = syntheticConversation(20)
-  console.log(`\n## /estimate: 20-message conversation (${JSON.stringify({ messages }).length} bytes), ${BENCH_CONNECTIONS} connections, ${BENCH_DURATION_S} s each\n`)
+  console.log(`\n## /estimate: 20-message conversation (${JSON.stringify({ messages }).length} bytes), ${BENCH_CONNECTIONS} connections, ${BENCH_DURATION_S} s per run, rounds interleaved and averaged\n`)
   await load('warmup', `${url(app)}/estimate`, { model: 'gpt-4o', method: 'tokenizer', messages }, { duration: 2 })
-  const rows: LoadResult[] = []
-  rows.push(await load('bare Fastify route (baseline)', `${url(bare)}/bare`, { model: 'gpt-4o', method: 'heuristic', messages }))
-  rows.push(await load('bare route + zod validation', `${url(bare)}/bare-zod`, { model: 'gpt-4o', method: 'heuristic', messages }))
-  rows.push(await load('/estimate heuristic', `${url(app)}/estimate`, { model: 'gpt-4o', method: 'heuristic', messages }))
-  rows.push(await load('/estimate tokenizer (o200k)', `${url(app)}/estimate`, { model: 'gpt-4o', method: 'tokenizer', messages }))
+  const body = { model: 'gpt-4o', method: 'heuristic', messages }
+  const rows = await interleaved([
+    { name: 'bare Fastify route (baseline)', url: `${url(bare)}/bare`, body },
+    { name: 'bare route + zod validation', url: `${url(bare)}/bare-zod`, body },
+    { name: '/estimate heuristic', url: `${url(app)}/estimate`, body },
+    { name: '/estimate tokenizer (o200k)', url: `${url(app)}/estimate`, body: { ...body, method: 'tokenizer' } },
+  ])
   console.log(table(rows, rows[0]!))
   const [baseline, zodRow, heuristic, tokenizer] = rows as [LoadResult, LoadResult, LoadResult, LoadResult]
   console.log(`\nheuristic/bare: ${(heuristic.requestsPerSec / baseline.requestsPerSec).toFixed(2)} (goal >= 0.80)`)
@@ -82,9 +85,10 @@ async function benchCompactHttp() {
   const connections = 4
   console.log(`\n## POST /compact over HTTP: ${name} (${JSON.stringify(body).length} bytes), rules to 18k tokens, ${connections} connections, ${BENCH_DURATION_S} s each\n`)
   await load('warmup', `${url(app)}/compact`, body, { duration: 2, connections })
-  const rows: LoadResult[] = []
-  rows.push(await load('bare Fastify route, same body (baseline)', `${url(bare)}/bare`, body, { connections }))
-  rows.push(await load('/compact rules', `${url(app)}/compact`, body, { connections }))
+  const rows = await interleaved([
+    { name: 'bare Fastify route, same body (baseline)', url: `${url(bare)}/bare`, body, opts: { connections } },
+    { name: '/compact rules', url: `${url(app)}/compact`, body, opts: { connections } },
+  ])
   console.log(table(rows, rows[0]!))
   await close()
   await bare.close()
