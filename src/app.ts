@@ -9,14 +9,17 @@ import checkpointRoutes from '../routes/checkpoints.ts'
 import compactRoutes from '../routes/compact.ts'
 import estimateRoutes from '../routes/estimate.ts'
 import healthRoutes from '../routes/health.ts'
+import sessionRoutes from '../routes/sessions.ts'
 import type { Config } from './config.ts'
 import type { DatabaseHandle } from './db/database.ts'
 import authPlugin from './plugins/auth.ts'
 import databasePlugin from './plugins/database.ts'
 import errorsPlugin from './plugins/errors.ts'
+import metricsPlugin from './plugins/metrics.ts'
 import providersPlugin from './plugins/providers.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
 import { fastSerializerCompiler } from './plugins/serializer.ts'
+import sessionsPlugin from './plugins/sessions.ts'
 import swaggerPlugin from './plugins/swagger.ts'
 
 declare module 'fastify' {
@@ -76,10 +79,13 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(authPlugin)
   await app.register(rateLimitPlugin, { config })
   await app.register(swaggerPlugin, { config })
+  await app.register(metricsPlugin)
+  await app.register(sessionsPlugin)
 
   await app.register(healthRoutes)
   await app.register(estimateRoutes)
   await app.register(compactRoutes)
   await app.register(checkpointRoutes)
+  await app.register(sessionRoutes)
   return app
 }

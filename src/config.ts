@@ -78,6 +78,19 @@ export const configSchema = z.object({
 
   /** Serve Swagger UI at /docs. */
   DOCS_ENABLED: bool(true),
+
+  /** Sessions (issue 4): background summary workers of this instance; 0 = a pure API node. */
+  WORKERS: int(2),
+  /** How often an idle worker looks for queued summary updates, in ms. */
+  WORKER_POLL_MS: int(1_000, 10),
+  /** A claimed update is owned this long (renewed while it runs); a dead worker's update is claimed again after it. */
+  LEASE_MS: int(60_000, 100),
+  /** Failed attempts retried (exponential backoff) before an update is marked failed and alerted. */
+  MAX_RETRIES: int(5),
+  /** Backoff after the first failed attempt, doubled per attempt (capped at 10 minutes), in ms. */
+  WORKER_RETRY_BASE_MS: int(1_000, 1),
+  /** Every summary is re-aged this often even without new messages, in ms (default one day). */
+  DAILY_AGING_MS: int(86_400_000, 1_000),
 })
 
 export type Config = z.infer<typeof configSchema>

@@ -46,8 +46,96 @@ export interface CheckpointSummariesTable {
   created_at: Generated<Timestamp>
 }
 
+/** A session with a rolling summary (migrations/0003_sessions.ts). */
+export interface SessionsTable {
+  tenant_id: string
+  id: string
+  /** jsonb: write JSON.stringify(value). */
+  settings: ColumnType<Record<string, unknown>, string | undefined, string>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export type SessionMessageStatus = 'window' | 'evicted' | 'summarized'
+
+export interface SessionMessagesTable {
+  tenant_id: string
+  session_id: string
+  seq: number
+  /** json (not jsonb: key order kept): write JSON.stringify(value). */
+  raw: ColumnType<unknown, string, string>
+  format: string
+  role: string
+  tokens: number
+  /** The message's own timestamp, else when it was appended. */
+  message_at: Timestamp
+  appended_at: Timestamp
+  status: ColumnType<SessionMessageStatus, SessionMessageStatus | undefined, SessionMessageStatus>
+}
+
+export interface SessionSummariesTable {
+  tenant_id: string
+  session_id: string
+  version: number
+  content: string
+  tokens: number
+  updated_at: Timestamp
+  source: 'background' | 'manual'
+}
+
+export interface SummaryUpdateQueueTable {
+  tenant_id: string
+  session_id: string
+  priority: number
+  queued_at: Timestamp
+  available_at: Timestamp
+  attempts: Generated<number>
+  lease_owner: string | null
+  lease_expires_at: Timestamp | null
+  status: ColumnType<'pending' | 'failed', 'pending' | 'failed' | undefined, 'pending' | 'failed'>
+  last_error: string | null
+}
+
+export interface SummaryUpdateRunsTable {
+  id: Generated<string>
+  tenant_id: string
+  session_id: string
+  worker: string
+  started_at: Timestamp
+  finished_at: Timestamp | null
+  mode: string | null
+  from_version: number | null
+  to_version: number | null
+  folded_from_seq: number | null
+  folded_to_seq: number | null
+  folded_messages: number | null
+}
+
+export interface IdempotencyKeysTable {
+  tenant_id: string
+  session_id: string
+  key: string
+  request_hash: string
+  /** jsonb: write JSON.stringify(value). */
+  response: ColumnType<unknown, string, string>
+  created_at: Timestamp
+}
+
+/** Singleton jobs shared by every instance (daily aging). */
+export interface SchedulerStateTable {
+  name: string
+  last_run_at: Timestamp
+}
+
 export interface Database {
   tenants: TenantsTable
   api_keys: ApiKeysTable
   checkpoint_summaries: CheckpointSummariesTable
+  sessions: SessionsTable
+  session_messages: SessionMessagesTable
+  session_summaries: SessionSummariesTable
+  summary_update_queue: SummaryUpdateQueueTable
+  summary_update_runs: SummaryUpdateRunsTable
+  idempotency_keys: IdempotencyKeysTable
+  scheduler_state: SchedulerStateTable
 }

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError } from '../errors.ts'
-import { activeKeyCount, DEFAULT_TENANT_NAME, ensureTenant, findTenantByKey, type AuthenticatedTenant } from '../tenancy/api-keys.ts'
+import { activeKeyCount, DEFAULT_TENANT_NAME, ensureTenant, findTenantByKey, hashApiKey, type AuthenticatedTenant } from '../tenancy/api-keys.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,6 +24,9 @@ declare module 'fastify' {
 
 /** How long the "no key exists" answer is trusted before the database is asked again. */
 const OPEN_MODE_RECHECK_MS = 2_000
+/** During a database outage, keys verified at most this long ago are still accepted. */
+const OUTAGE_KEY_TTL_MS = 10 * 60_000
+const OUTAGE_KEY_CACHE_SIZE = 10_000
 
 export default fp(
   async function authPlugin(app: FastifyInstance) {
@@ -35,12 +38,38 @@ export default fp(
     async function authOpenMode(opts?: { refresh?: boolean }): Promise<boolean> {
       if (!open) return false
       if (opts?.refresh || Date.now() - checkedAt > OPEN_MODE_RECHECK_MS) {
-        open = (await activeKeyCount(app.db)) === 0
-        checkedAt = Date.now()
+        try {
+          open = (await activeKeyCount(app.db)) === 0
+          checkedAt = Date.now()
+        } catch (err) {
+          // Database unreachable: keep the last answer, so reads that can be served
+          // without the database (a session's last summary) still are.
+          if (opts?.refresh) throw err
+        }
       }
       return open
     }
     app.decorate('authOpenMode', authOpenMode)
+
+    // Keys verified recently, used only while the database is unreachable (so reads
+    // that can be served without it still are); revocation applies as soon as it is back.
+    const recent = new Map<string, { tenant: AuthenticatedTenant; at: number }>()
+    async function lookUpKey(key: string): Promise<AuthenticatedTenant | undefined> {
+      const id = hashApiKey(key)
+      try {
+        const tenant = await findTenantByKey(app.db, key)
+        if (tenant) {
+          recent.delete(id)
+          recent.set(id, { tenant, at: Date.now() })
+          if (recent.size > OUTAGE_KEY_CACHE_SIZE) recent.delete(recent.keys().next().value!)
+        } else recent.delete(id)
+        return tenant
+      } catch (err) {
+        const seen = recent.get(id)
+        if (seen && Date.now() - seen.at <= OUTAGE_KEY_TTL_MS) return seen.tenant
+        throw err
+      }
+    }
     app.decorateRequest('tenant', null as unknown as AuthenticatedTenant)
 
     app.addHook('onRequest', async (req: FastifyRequest) => {
@@ -51,7 +80,7 @@ export default fp(
       }
       const header = req.headers.authorization
       const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
-      const tenant = match ? await findTenantByKey(app.db, match[1]!) : undefined
+      const tenant = match ? await lookUpKey(match[1]!) : undefined
       // One answer for missing, malformed, unknown and revoked keys: no hint of what exists.
       if (!tenant) throw new ApiError(401, 'unauthorized', 'missing or invalid API key (send Authorization: Bearer <key>)')
       req.tenant = tenant

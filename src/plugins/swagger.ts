@@ -27,7 +27,8 @@ export default fp(
         tags: [
           { name: 'tokens', description: 'Token estimation and compaction thresholds' },
           { name: 'compaction', description: 'Compaction of conversations, and the checkpoints stored per session' },
-          { name: 'health', description: 'Liveness and readiness' },
+          { name: 'sessions', description: 'Sessions: a sliding window of recent messages and a rolling summary kept current in the background' },
+          { name: 'health', description: 'Liveness, readiness and metrics' },
         ],
       },
       transform: jsonSchemaTransform,

@@ -23,7 +23,7 @@ export async function buildTestApp(
 ): Promise<TestApp> {
   const backend = opts.backend ?? (await defaultBackend())
   const database = opts.database ?? (await createTestDatabase(backend))
-  const app = await build({ config: testConfig({ LOG_LEVEL: 'silent', ...opts.config }), database, logger: false })
+  const app = await build({ config: testConfig({ LOG_LEVEL: 'silent', WORKERS: 0, ...opts.config }), database, logger: false })
   await app.ready()
   t.teardown(async () => {
     await app.close()

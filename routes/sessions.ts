@@ -1,0 +1,444 @@
+/**
+ * Sessions with rolling summaries (issue 4). Everything is scoped to the caller's tenant:
+ * another tenant's session (or an unknown one) is a 404. Domain: src/sessions/.
+ */
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { ApiError, errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
+import { BATCH_SIZE, DEFAULT_SUMMARY_BUDGET, DEFAULT_WINDOW_MESSAGES, DEFAULT_WINDOW_TOKENS } from '../src/sessions/repository.ts'
+import { SUMMARY_UNAVAILABLE } from '../src/sessions/service.ts'
+import { sessionIdSchema } from './compact.ts'
+import { formatField, messagesField, modelField } from './schemas.ts'
+
+const params = z.object({ id: sessionIdSchema.describe('The session id, chosen by the caller (1-200 characters from A-Z a-z 0-9 . _ : -).') })
+const errors = { ...standardErrorResponses, 404: errorResponseSchema }
+
+const summarizerField = z
+  .strictObject({
+    provider: z.enum(['openai', 'anthropic']).describe('Summarizer provider; it must be configured on the server (its API key set).'),
+    model: z.string().min(1).max(200).optional().describe('One of the models the server allows for the provider. Default: the first one.'),
+  })
+  .describe('Model that writes `llm` mode summaries. Keys and base URLs come only from server configuration.')
+
+const systemValue = z.union([z.string().max(1_000_000), z.array(z.unknown()).max(1_000)])
+
+const settingsFields = {
+  format: formatField.describe("Format of the session's messages (openai, anthropic, ai-sdk). Set by the first append when omitted; it cannot change once messages are stored."),
+  model: modelField.describe('Model the session talks to: sets token counting and the default /context budget. Default: DEFAULT_MODEL.'),
+  windowMessages: z
+    .int()
+    .min(1)
+    .max(100_000)
+    .optional()
+    .describe(`The recent window keeps at most this many messages (system messages excepted). Default ${DEFAULT_WINDOW_MESSAGES}.`),
+  windowTokens: z.int().min(1).max(10_000_000).optional().describe(`...and at most this many tokens. Default ${DEFAULT_WINDOW_TOKENS}.`),
+  summaryBudget: z
+    .int()
+    .min(100)
+    .max(1_000_000)
+    .optional()
+    .describe(`Hard limit of the rolling summary, in tokens: enforced even when a summarizer overshoots. Default ${DEFAULT_SUMMARY_BUDGET}.`),
+  batchSize: z
+    .int()
+    .min(1)
+    .max(1_000)
+    .optional()
+    .describe(`Evicted exchanges that trigger a background summary update (seed 000's BATCH_SIZE). Default ${BATCH_SIZE}.`),
+  mode: z
+    .enum(['rules', 'llm'])
+    .optional()
+    .describe('`rules`: offline summary (default). `llm`: the configured summarizer writes it with seed 000\'s background-agent prompt, falling back to rules on any failure.'),
+}
+
+const putSessionBody = z
+  .strictObject({
+    ...settingsFields,
+    system: systemValue
+      .nullable()
+      .optional()
+      .describe('System prompt sent first by GET /context (a string, or Anthropic text blocks). null removes it.'),
+    summarizer: summarizerField.nullable().optional(),
+  })
+  .describe("A session's settings; omitted fields keep their value (or the default for a new session).")
+  .meta({
+    id: 'SessionSettingsRequest',
+    example: { format: 'openai', model: 'gpt-4o', windowMessages: 20, windowTokens: 16000, summaryBudget: 10000, batchSize: 4, mode: 'rules' },
+  })
+
+const settingsSchema = z
+  .object({
+    format: z.enum(['openai', 'anthropic', 'ai-sdk']).optional().describe('Format of the stored messages.'),
+    model: z.string().optional().describe('Model of the session.'),
+    system: z.unknown().optional().describe('System prompt, when set.'),
+    windowMessages: z.int().describe('Window size in messages.'),
+    windowTokens: z.int().describe('Window size in tokens.'),
+    summaryBudget: z.int().describe('Summary budget in tokens.'),
+    batchSize: z.int().describe('Evicted exchanges per background update.'),
+    mode: z.enum(['rules', 'llm']).describe('Summary mode.'),
+    summarizer: z.object({ provider: z.string(), model: z.string().optional() }).optional().describe('Summarizer of llm mode.'),
+  })
+  .describe("The session's settings.")
+
+const updateStateSchema = z
+  .object({ status: z.enum(['pending', 'running', 'failed']).describe('pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.') })
+  .nullable()
+  .describe('The queued background update, if any.')
+
+const sessionExample = {
+  id: 'agent-run-42',
+  settings: { format: 'openai', windowMessages: 20, windowTokens: 16000, summaryBudget: 10000, batchSize: 4, mode: 'rules' },
+  messageCount: 58,
+  windowMessages: 20,
+  windowTokens: 9120,
+  systemMessages: 1,
+  evictedAwaitingSummary: 6,
+  summarizedMessages: 31,
+  summary: { version: 3, tokens: 812, updatedAt: '2026-11-22T13:23:20.601Z', source: 'background' },
+  update: { status: 'pending' },
+  createdAt: '2026-11-22T12:01:09.114Z',
+  updatedAt: '2026-11-22T13:24:02.930Z',
+}
+
+const sessionSchema = z
+  .object({
+    id: z.string().describe('The session id.'),
+    settings: settingsSchema,
+    messageCount: z.int().describe('Messages appended so far.'),
+    windowMessages: z.int().describe('Messages in the recent window (system messages excepted).'),
+    windowTokens: z.int().describe('Tokens of the recent window.'),
+    systemMessages: z.int().describe('System/developer messages, always kept.'),
+    evictedAwaitingSummary: z.int().describe('Messages that left the window and are not yet in the summary.'),
+    summarizedMessages: z.int().describe('Messages folded into the summary.'),
+    summary: z
+      .object({ version: z.int(), tokens: z.int(), updatedAt: z.string(), source: z.string() })
+      .nullable()
+      .describe('The current summary version, if any.'),
+    update: updateStateSchema,
+    createdAt: z.string().describe('ISO 8601.'),
+    updatedAt: z.string().describe('ISO 8601: last settings change or append.'),
+  })
+  .meta({ id: 'Session', example: sessionExample })
+
+const appendBody = z
+  .strictObject({
+    messages: messagesField.min(1).describe('The exchange(s) to append, oldest first, in the session\'s format. A `timestamp` (or `createdAt`) on a message dates it for aging; otherwise the append time does.'),
+    format: formatField,
+    system: z.unknown().optional().describe("Anthropic-style top-level system prompt; stored as the session's system prompt."),
+  })
+  .describe('Messages to append to the session.')
+  .meta({
+    id: 'AppendMessagesRequest',
+    example: {
+      messages: [
+        { role: 'user', content: 'Fix the failing test in src/db.ts', timestamp: '2026-11-22T13:20:00Z' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"cmd":"npm test"}' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: 'FAIL test/db.test.ts\nError: Called end on pool more than once' },
+        { role: 'assistant', content: 'The pool is closed twice; removing the second pool.end() in src/db.ts.' },
+      ],
+    },
+  })
+
+const appendResponse = z
+  .object({
+    sessionId: z.string().describe('The session.'),
+    appended: z.int().describe('Messages appended by this request.'),
+    firstSeq: z.int().nullable().describe('Sequence number of the first appended message.'),
+    lastSeq: z.int().nullable().describe('Sequence number of the last appended message.'),
+    messageCount: z.int().describe('Messages in the session.'),
+    windowMessages: z.int().describe('Messages in the recent window now.'),
+    windowTokens: z.int().describe('Tokens of the recent window now.'),
+    evicted: z.int().describe('Messages this request pushed out of the window.'),
+    evictedAwaitingSummary: z.int().describe('Evicted messages not yet folded into the summary.'),
+    evictedExchangesAwaitingSummary: z.int().describe('The same, in exchanges: an update is queued once it reaches batchSize.'),
+    updateQueued: z.boolean().describe('True when this request queued a background summary update.'),
+  })
+  .meta({
+    id: 'AppendMessagesResponse',
+    example: {
+      sessionId: 'agent-run-42',
+      appended: 4,
+      firstSeq: 55,
+      lastSeq: 58,
+      messageCount: 58,
+      windowMessages: 20,
+      windowTokens: 9120,
+      evicted: 4,
+      evictedAwaitingSummary: 10,
+      evictedExchangesAwaitingSummary: 4,
+      updateQueued: true,
+    },
+  })
+
+const summaryExample = {
+  sessionId: 'agent-run-42',
+  version: 3,
+  content:
+    '## Previously in This Session\n1. Asked "Fix the failing test in src/db.ts"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens) <!-- at=2026-11-22T13:20:00.000Z i=m k=fix f=src/db.ts -->\n\n## Yesterday\n\n## This Week\n',
+  text: '## Previously in This Session\n1. Asked "Fix the failing test in src/db.ts"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens)\n\n## Yesterday\n\n## This Week\n',
+  tokens: 96,
+  budget: 10000,
+  updatedAt: '2026-11-22T13:23:20.601Z',
+  source: 'background',
+  stale: false,
+  evictedAwaitingSummary: 0,
+  update: null,
+  degraded: false,
+}
+
+const summarySchema = z
+  .object({
+    sessionId: z.string().describe('The session.'),
+    version: z.int().describe('Summary version (0 while none exists). Versions are kept; the highest is current.'),
+    content: z.string().describe('The summary document as stored, with each item\'s `<!-- … -->` machine comment (times, importance, files). Send this back to PUT /summary to edit it.'),
+    text: z.string().describe('The same document without the machine comments: what to send to a model.'),
+    tokens: z.int().describe('Tokens of `content`; never more than `budget`.'),
+    budget: z.int().describe("The session's summary budget, in tokens."),
+    updatedAt: z.string().nullable().describe('When this version was written (ISO 8601).'),
+    source: z.enum(['background', 'manual']).nullable().describe('Who wrote this version.'),
+    stale: z.boolean().describe('True when evicted messages are not folded in yet (an update is due), or when the database was unreachable.'),
+    evictedAwaitingSummary: z.int().describe('Evicted messages not yet in the summary.'),
+    update: updateStateSchema,
+    degraded: z
+      .boolean()
+      .describe(`True when the database could not be read: this is the last summary this process saw (or, with status 503, the placeholder "${SUMMARY_UNAVAILABLE}").`),
+  })
+  .meta({ id: 'SessionSummary', example: summaryExample })
+
+const putSummaryBody = z
+  .strictObject({
+    content: z
+      .string()
+      .max(4_000_000)
+      .describe(
+        'The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one are dated now. Must fit the session\'s summaryBudget.',
+      ),
+    baseVersion: z
+      .int()
+      .min(0)
+      .optional()
+      .describe('The version you read (compare-and-set): when another version was written since, the request fails with 409 and writes nothing. Omitted: the current version at the time of the write.'),
+  })
+  .describe('A summary written by hand. It becomes a new version, and the next background update builds on it.')
+  .meta({
+    id: 'PutSummaryRequest',
+    example: {
+      baseVersion: 3,
+      content: '## Previously in This Session\n1. Decided to keep one pg.Pool per process (2026-11-22 13:20Z, ~2k tokens)\n\n## Yesterday\n\n## This Week\n',
+    },
+  })
+
+const refreshResponse = z
+  .object({
+    sessionId: z.string().describe('The session.'),
+    queued: z.enum(['new', 'merged']).describe('new: an entry was queued; merged: the pending entry was raised to high priority.'),
+    priority: z.literal('high').describe('Refreshes are queued at high priority.'),
+    evictedAwaitingSummary: z.int().describe('Evicted messages the update will fold in.'),
+  })
+  .meta({ id: 'SummaryRefresh', example: { sessionId: 'agent-run-42', queued: 'new', priority: 'high', evictedAwaitingSummary: 6 } })
+
+const contextQuery = z.object({
+  budget: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000_000)
+    .optional()
+    .describe("Token budget of the context (counted for the session's model). Default: the model's compaction threshold, as /estimate computes it."),
+  format: formatField.describe("Format to return the messages in. Default: the session's format."),
+  model: modelField.describe("Model to count tokens for. Default: the session's model."),
+})
+
+const contextResponse = z
+  .object({
+    sessionId: z.string().describe('The session.'),
+    format: z.enum(['openai', 'anthropic', 'ai-sdk']).describe('Format of `messages` (and `system`).'),
+    model: z.string().describe('Model the tokens were counted for.'),
+    budget: z.int().describe('The budget the context fits.'),
+    tokens: z.int().describe('Tokens of the returned context.'),
+    compacted: z.boolean().describe('True when the compaction engine had to trim it to the budget.'),
+    strategy: z.string().describe('What trimmed it (none, mask, rules, truncate).'),
+    summaryVersion: z.int().describe('The summary version included (0: none yet).'),
+    stale: z.boolean().describe('True when evicted messages were not yet in the summary: they are included verbatim (or compacted) instead, so nothing is lost.'),
+    messages: z.array(z.unknown()).describe('Ready to send: system messages, the summary, messages awaiting summary, then the recent window. Valid for the provider (tool calls keep their results).'),
+    system: z.unknown().optional().describe('Anthropic: the top-level system prompt (system messages and the summary).'),
+  })
+  .meta({
+    id: 'SessionContext',
+    example: {
+      sessionId: 'agent-run-42',
+      format: 'openai',
+      model: 'gpt-4o',
+      budget: 8000,
+      tokens: 3120,
+      compacted: false,
+      strategy: 'none',
+      summaryVersion: 3,
+      stale: false,
+      messages: [
+        { role: 'system', content: 'You are a coding agent.' },
+        { role: 'system', content: 'Summary of the earlier part of this session (rolling summary, version 3):\n\n## Previously in This Session\n1. …' },
+        { role: 'user', content: 'Now add a --limit option.' },
+      ],
+    },
+  })
+
+const continuationResponse = z
+  .object({
+    sessionId: z.string().describe('The session.'),
+    version: z.int().describe('Summary version it was read from.'),
+    updatedAt: z.string().nullable().describe('When that version was written.'),
+    stale: z.boolean().describe('True when evicted messages are not folded in yet.'),
+    currentTask: z.string().describe('The task being worked on (the latest meaningful request).'),
+    completedSteps: z.array(z.string()).describe('Steps already done.'),
+    pendingSteps: z.array(z.string()).describe('Steps remaining.'),
+    keyDecisions: z.array(z.string()).describe('Decisions made.'),
+    relevantFiles: z.array(z.string()).describe('Files being worked on, most recent first.'),
+    prompt: z.string().describe("The same as seed 003's `[Previous Session Context]` block, ready to inject."),
+  })
+  .meta({
+    id: 'SessionContinuation',
+    example: {
+      sessionId: 'agent-run-42',
+      version: 3,
+      updatedAt: '2026-11-22T13:23:20.601Z',
+      stale: false,
+      currentTask: 'Fix the failing test in src/db.ts',
+      completedSteps: ['Fix the failing test in src/db.ts'],
+      pendingSteps: [],
+      keyDecisions: [],
+      relevantFiles: ['src/db.ts'],
+      prompt:
+        '[Previous Session Context]\nCurrent task: Fix the failing test in src/db.ts\nCompleted: Fix the failing test in src/db.ts\nPending: \nKey decisions: \nRelevant files: src/db.ts',
+    },
+  })
+
+export default async function sessionRoutes(app: FastifyInstance) {
+  const r = app.withTypeProvider<ZodTypeProvider>()
+  const notFound = (id: string) => new ApiError(404, 'not_found', `no session ${JSON.stringify(id)}`)
+
+  r.put('/sessions/:id', {
+    schema: {
+      tags: ['sessions'],
+      summary: "Create a session or update its settings (window, summary budget, batch size, mode)",
+      params,
+      body: putSessionBody,
+      response: { 200: sessionSchema, 201: sessionSchema, 409: errorResponseSchema, ...errors },
+    },
+    handler: async (req, reply) => {
+      const { created, session } = await app.sessions.putSession(req.tenant.tenantId, req.params.id, req.body)
+      return reply.code(created ? 201 : 200).send(session)
+    },
+  })
+
+  r.get('/sessions/:id', {
+    schema: { tags: ['sessions'], summary: "A session's settings and counters", params, response: { 200: sessionSchema, ...errors } },
+    handler: async (req) => {
+      const session = await app.sessions.getSession(req.tenant.tenantId, req.params.id)
+      if (!session) throw notFound(req.params.id)
+      return session
+    },
+  })
+
+  r.delete('/sessions/:id', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'Delete a session: messages, summaries, checkpoints and queued work, in one transaction',
+      params,
+      response: { 204: z.null().describe('Deleted.'), ...errors },
+    },
+    handler: async (req, reply) => {
+      if (!(await app.sessions.deleteSession(req.tenant.tenantId, req.params.id))) throw notFound(req.params.id)
+      return reply.code(204).send(null)
+    },
+  })
+
+  r.post('/sessions/:id/messages', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'Append messages; returns the window state (idempotent with an Idempotency-Key)',
+      description:
+        'Creates the session on first use. Messages that fall out of the recent window are kept, marked evicted, and folded into the rolling summary in the background once batchSize exchanges have accumulated. With an `Idempotency-Key`, a retried request returns the first response (header `Idempotent-Replayed: true`) and appends nothing.',
+      params,
+      headers: z.object({
+        'idempotency-key': z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('Any unique string per logical append (e.g. a UUID). Reusing it with a different body is a 422.'),
+      }),
+      body: appendBody,
+      response: { 200: appendResponse, 422: errorResponseSchema, ...errors },
+    },
+    handler: async (req, reply) => {
+      const key = req.headers['idempotency-key']
+      const { result, replayed } = await app.sessions.appendMessages(req.tenant.tenantId, req.params.id, req.body, key)
+      if (replayed) reply.header('idempotent-replayed', 'true')
+      return result
+    },
+  })
+
+  r.get('/sessions/:id/summary', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'The current rolling summary (never waits on a running update)',
+      description: `Reads the last committed version without locks. When the database is unreachable, returns the last summary this process saw with \`stale\` and \`degraded\` true; failing that, the placeholder "${SUMMARY_UNAVAILABLE}" with status 503.`,
+      params,
+      response: { 200: summarySchema, 503: summarySchema, ...errors },
+    },
+    handler: async (req, reply) => {
+      const { status, view } = await app.sessions.getSummary(req.tenant.tenantId, req.params.id)
+      return reply.code(status).send(view)
+    },
+  })
+
+  r.put('/sessions/:id/summary', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'Replace the summary by hand (a new version; compare-and-set on baseVersion)',
+      params,
+      body: putSummaryBody,
+      response: { 200: summarySchema, 409: errorResponseSchema, 422: errorResponseSchema, ...errors },
+    },
+    handler: async (req) => app.sessions.putSummary(req.tenant.tenantId, req.params.id, req.body),
+  })
+
+  r.post('/sessions/:id/summary/refresh', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'Queue a summary update now, at high priority',
+      params,
+      response: { 202: refreshResponse, ...errors },
+    },
+    handler: async (req, reply) => {
+      const res = await app.sessions.refresh(req.tenant.tenantId, req.params.id)
+      return reply.code(202).send({ sessionId: req.params.id, queued: res.queued, priority: 'high' as const, evictedAwaitingSummary: res.evictedAwaitingSummary })
+    },
+  })
+
+  r.get('/sessions/:id/context', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'What to send to the model now: system, summary, recent window, within a budget',
+      params,
+      querystring: contextQuery,
+      response: { 200: contextResponse, 422: errorResponseSchema, ...errors },
+    },
+    handler: async (req) => app.sessions.context(req.tenant.tenantId, req.params.id, req.query),
+  })
+
+  r.get('/sessions/:id/continuation', {
+    schema: {
+      tags: ['sessions'],
+      summary: "Seed 003's continuation context: current task, steps, decisions, files, and a prompt block",
+      params,
+      response: { 200: continuationResponse, ...errors },
+    },
+    handler: async (req) => app.sessions.continuation(req.tenant.tenantId, req.params.id),
+  })
+}

@@ -1,0 +1,377 @@
+/**
+ * Storage of sessions (migrations/0003_sessions.ts): settings, messages and their window
+ * status, summary versions. Every function takes the caller's tenant and filters by it
+ * (docs/architecture.md): another tenant's session is simply not found.
+ *
+ * Functions taking `Db` run on the app's Kysely instance or on a transaction handle;
+ * inside a transaction pass the handle (PGlite has one connection).
+ */
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Database, SessionMessageStatus } from '../db/schema.ts'
+import type { MessageFormat } from '../engine/messages/canonical.ts'
+import { parseConversation, type CanonicalMessage } from '../engine/messages/index.ts'
+
+export type Db = Kysely<Database> | Transaction<Database>
+
+export const DEFAULT_WINDOW_MESSAGES = 20
+export const DEFAULT_WINDOW_TOKENS = 16_000
+export const DEFAULT_SUMMARY_BUDGET = 10_000
+/** Seed 000's BATCH_SIZE: evicted exchanges that trigger a background update. */
+export const BATCH_SIZE = 4
+
+export type SummaryMode = 'rules' | 'llm'
+
+export interface SessionSettings {
+  /** Format of the stored messages; set by the first append when not given. */
+  format?: MessageFormat
+  /** Model the session talks to: token counts and the context's default budget. Default DEFAULT_MODEL. */
+  model?: string
+  /** System prompt sent first by GET /context (string, or Anthropic text blocks). */
+  system?: string | unknown[]
+  windowMessages: number
+  windowTokens: number
+  summaryBudget: number
+  batchSize: number
+  mode: SummaryMode
+  summarizer?: { provider: 'openai' | 'anthropic'; model?: string }
+}
+
+export function defaultSettings(): SessionSettings {
+  return {
+    windowMessages: DEFAULT_WINDOW_MESSAGES,
+    windowTokens: DEFAULT_WINDOW_TOKENS,
+    summaryBudget: DEFAULT_SUMMARY_BUDGET,
+    batchSize: BATCH_SIZE,
+    mode: 'rules',
+  }
+}
+
+/** Stored settings over the defaults (tolerates rows written by older versions). */
+export function resolveSettings(stored: unknown): SessionSettings {
+  const s = stored && typeof stored === 'object' ? (stored as Partial<SessionSettings>) : {}
+  return { ...defaultSettings(), ...s }
+}
+
+export interface SessionRow {
+  tenantId: string
+  id: string
+  settings: SessionSettings
+  createdAt: Date
+  updatedAt: Date
+}
+
+function toSession(r: { tenant_id: string; id: string; settings: unknown; created_at: Date | string; updated_at: Date | string }): SessionRow {
+  return { tenantId: r.tenant_id, id: r.id, settings: resolveSettings(parseJson(r.settings)), createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at) }
+}
+
+export async function getSession(db: Db, tenantId: string, id: string): Promise<SessionRow | undefined> {
+  const row = await db.selectFrom('sessions').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
+  return row ? toSession(row) : undefined
+}
+
+/**
+ * The session row locked FOR NO KEY UPDATE: appends and updates of one session serialise
+ * on it, while inserts that only reference the session (a manual summary's foreign key
+ * takes FOR KEY SHARE) do not wait, and plain reads never do.
+ */
+export async function lockSession(trx: Transaction<Database>, tenantId: string, id: string): Promise<SessionRow | undefined> {
+  const row = await trx.selectFrom('sessions').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).forNoKeyUpdate().executeTakeFirst()
+  return row ? toSession(row) : undefined
+}
+
+/** Creates the session when missing (settings as given); returns whether it was created. */
+export async function createSessionIfMissing(db: Db, tenantId: string, id: string, settings: SessionSettings): Promise<boolean> {
+  const res = await db
+    .insertInto('sessions')
+    .values({ tenant_id: tenantId, id, settings: JSON.stringify(settings) })
+    .onConflict((oc) => oc.columns(['tenant_id', 'id']).doNothing())
+    .executeTakeFirst()
+  return Number(res.numInsertedOrUpdatedRows ?? 0) > 0
+}
+
+export async function saveSettings(db: Db, tenantId: string, id: string, settings: SessionSettings): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ settings: JSON.stringify(settings), updated_at: sql<Date>`now()` })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute()
+}
+
+export async function touchSession(db: Db, tenantId: string, id: string): Promise<void> {
+  await db.updateTable('sessions').set({ updated_at: sql<Date>`now()` }).where('tenant_id', '=', tenantId).where('id', '=', id).execute()
+}
+
+/**
+ * Deletes a session and everything it owns (messages, summaries, queue entry, runs,
+ * idempotency keys cascade; checkpoints of the same session id are deleted too) in one
+ * transaction. Returns false when there was nothing to delete.
+ */
+export async function deleteSession(db: Kysely<Database>, tenantId: string, id: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const cps = await trx.deleteFrom('checkpoint_summaries').where('tenant_id', '=', tenantId).where('session_id', '=', id).executeTakeFirst()
+    const s = await trx.deleteFrom('sessions').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
+    return Number(s.numDeletedRows) + Number(cps.numDeletedRows) > 0
+  })
+}
+
+// ---------------------------------------------------------------------------
+// Messages
+
+export interface StoredMessage {
+  seq: number
+  raw: unknown
+  role: string
+  tokens: number
+  messageAt: Date
+  status: SessionMessageStatus
+}
+
+export interface NewMessage {
+  raw: unknown
+  role: string
+  tokens: number
+  messageAt: Date
+}
+
+export async function maxSeq(db: Db, tenantId: string, sessionId: string): Promise<number> {
+  const row = await db
+    .selectFrom('session_messages')
+    .select((eb) => eb.fn.max('seq').as('m'))
+    .where('tenant_id', '=', tenantId)
+    .where('session_id', '=', sessionId)
+    .executeTakeFirst()
+  return Number(row?.m ?? 0)
+}
+
+/** Inserts messages with seq after `afterSeq`, in order. Returns the seqs. */
+export async function insertMessages(db: Db, tenantId: string, sessionId: string, format: MessageFormat, afterSeq: number, messages: readonly NewMessage[]): Promise<number[]> {
+  if (messages.length === 0) return []
+  const seqs = messages.map((_, i) => afterSeq + i + 1)
+  // Chunked: PostgreSQL takes at most 65535 parameters per statement.
+  for (let i = 0; i < messages.length; i += 2000) {
+    await db
+      .insertInto('session_messages')
+      .values(
+        messages.slice(i, i + 2000).map((m, k) => ({
+          tenant_id: tenantId,
+          session_id: sessionId,
+          seq: seqs[i + k]!,
+          raw: JSON.stringify(m.raw),
+          format,
+          role: m.role,
+          tokens: m.tokens,
+          message_at: m.messageAt,
+          status: 'window' as const,
+        })),
+      )
+      .execute()
+  }
+  return seqs
+}
+
+export async function messagesWithStatus(db: Db, tenantId: string, sessionId: string, status: SessionMessageStatus, limit?: number): Promise<StoredMessage[]> {
+  let q = db
+    .selectFrom('session_messages')
+    .select(['seq', 'raw', 'role', 'tokens', 'message_at', 'status'])
+    .where('tenant_id', '=', tenantId)
+    .where('session_id', '=', sessionId)
+    .where('status', '=', status)
+    .orderBy('seq')
+  if (limit !== undefined) q = q.limit(limit)
+  const rows = await q.execute()
+  return rows.map((r) => ({ seq: Number(r.seq), raw: parseJson(r.raw), role: r.role, tokens: r.tokens, messageAt: toDate(r.message_at), status: r.status }))
+}
+
+/** Sets the status of the given messages, only where the current status is `from`. Returns how many changed. */
+export async function setStatus(db: Db, tenantId: string, sessionId: string, seqs: readonly number[], from: SessionMessageStatus, to: SessionMessageStatus): Promise<number> {
+  let changed = 0
+  for (let i = 0; i < seqs.length; i += 5000) {
+    const res = await db
+      .updateTable('session_messages')
+      .set({ status: to })
+      .where('tenant_id', '=', tenantId)
+      .where('session_id', '=', sessionId)
+      .where('seq', 'in', seqs.slice(i, i + 5000))
+      .where('status', '=', from)
+      .executeTakeFirst()
+    changed += Number(res.numUpdatedRows)
+  }
+  return changed
+}
+
+export interface MessageCounters {
+  messageCount: number
+  windowMessages: number
+  windowTokens: number
+  systemMessages: number
+  evictedAwaitingSummary: number
+  summarizedMessages: number
+}
+
+const SYSTEM_ROLES = ['system', 'developer']
+
+export async function messageCounters(db: Db, tenantId: string, sessionId: string): Promise<MessageCounters> {
+  const r = await db
+    .selectFrom('session_messages')
+    .select([
+      sql<number>`count(*)`.as('total'),
+      sql<number>`count(*) filter (where status = 'window' and role not in ('system', 'developer'))`.as('window'),
+      sql<number>`coalesce(sum(tokens) filter (where status = 'window' and role not in ('system', 'developer')), 0)`.as('window_tokens'),
+      sql<number>`count(*) filter (where status = 'window' and role in ('system', 'developer'))`.as('system'),
+      sql<number>`count(*) filter (where status = 'evicted')`.as('evicted'),
+      sql<number>`count(*) filter (where status = 'summarized')`.as('summarized'),
+    ])
+    .where('tenant_id', '=', tenantId)
+    .where('session_id', '=', sessionId)
+    .executeTakeFirstOrThrow()
+  return {
+    messageCount: Number(r.total),
+    windowMessages: Number(r.window),
+    windowTokens: Number(r.window_tokens),
+    systemMessages: Number(r.system),
+    evictedAwaitingSummary: Number(r.evicted),
+    summarizedMessages: Number(r.summarized),
+  }
+}
+
+export const isSystemRole = (role: string) => SYSTEM_ROLES.includes(role)
+
+/**
+ * Stored messages back to canonical ones (the session's format). A message without its
+ * own timestamp takes the time it was appended, so aging uses it.
+ */
+export function toCanonical(rows: readonly StoredMessage[], format: MessageFormat): CanonicalMessage[] {
+  if (rows.length === 0) return []
+  const messages = parseConversation(
+    rows.map((r) => r.raw),
+    { format },
+  ).messages
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!
+    if (m.timestamp === undefined) m.timestamp = rows[i]!.messageAt.toISOString()
+  }
+  return messages
+}
+
+// ---------------------------------------------------------------------------
+// Summaries
+
+export interface StoredSummary {
+  version: number
+  content: string
+  tokens: number
+  updatedAt: Date
+  source: 'background' | 'manual'
+}
+
+/** The last committed version: a plain SELECT, no lock, never waits on a running update. */
+export async function latestSummary(db: Db, tenantId: string, sessionId: string): Promise<StoredSummary | undefined> {
+  const r = await db
+    .selectFrom('session_summaries')
+    .select(['version', 'content', 'tokens', 'updated_at', 'source'])
+    .where('tenant_id', '=', tenantId)
+    .where('session_id', '=', sessionId)
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  return r ? { version: r.version, content: r.content, tokens: r.tokens, updatedAt: toDate(r.updated_at), source: r.source } : undefined
+}
+
+/**
+ * Writes `version` (the compare-and-set: the primary key refuses a second writer of the
+ * same version, whichever commits last). Throws the database's unique violation then.
+ */
+export async function insertSummaryVersion(db: Db, tenantId: string, sessionId: string, s: Omit<StoredSummary, 'updatedAt'>): Promise<StoredSummary> {
+  const r = await db
+    .insertInto('session_summaries')
+    .values({ tenant_id: tenantId, session_id: sessionId, version: s.version, content: s.content, tokens: s.tokens, source: s.source })
+    .returning(['updated_at'])
+    .executeTakeFirstOrThrow()
+  return { ...s, updatedAt: toDate(r.updated_at) }
+}
+
+/** A summary read with the session's state in one round trip (GET /summary). */
+export interface SummaryState {
+  settings: SessionSettings
+  summary: StoredSummary | undefined
+  evictedAwaitingSummary: number
+  queue: { status: 'pending' | 'failed'; running: boolean } | undefined
+}
+
+export async function readSummaryState(db: Db, tenantId: string, sessionId: string): Promise<SummaryState | undefined> {
+  const res = await sql<{
+    settings: unknown
+    version: number | null
+    content: string | null
+    tokens: number | null
+    updated_at: Date | string | null
+    source: 'background' | 'manual' | null
+    evicted: number | string
+    queue_status: 'pending' | 'failed' | null
+    running: boolean | null
+  }>`
+    select s.settings, v.version, v.content, v.tokens, v.updated_at, v.source,
+      (select count(*) from session_messages m
+        where m.tenant_id = s.tenant_id and m.session_id = s.id and m.status = 'evicted') as evicted,
+      q.status as queue_status,
+      (q.lease_owner is not null and q.lease_expires_at > now()) as running
+    from sessions s
+    left join lateral (
+      select version, content, tokens, updated_at, source from session_summaries x
+      where x.tenant_id = s.tenant_id and x.session_id = s.id
+      order by version desc limit 1
+    ) v on true
+    left join summary_update_queue q on q.tenant_id = s.tenant_id and q.session_id = s.id
+    where s.tenant_id = ${tenantId} and s.id = ${sessionId}`.execute(db)
+  const r = res.rows[0]
+  if (!r) return undefined
+  return {
+    settings: resolveSettings(parseJson(r.settings)),
+    summary:
+      r.version === null
+        ? undefined
+        : { version: Number(r.version), content: r.content ?? '', tokens: Number(r.tokens ?? 0), updatedAt: toDate(r.updated_at!), source: r.source ?? 'background' },
+    evictedAwaitingSummary: Number(r.evicted),
+    queue: r.queue_status ? { status: r.queue_status, running: r.running === true } : undefined,
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Idempotency keys
+
+export async function findIdempotentResponse(db: Db, tenantId: string, sessionId: string, key: string): Promise<{ requestHash: string; response: unknown } | undefined> {
+  const r = await db
+    .selectFrom('idempotency_keys')
+    .select(['request_hash', 'response'])
+    .where('tenant_id', '=', tenantId)
+    .where('session_id', '=', sessionId)
+    .where('key', '=', key)
+    .executeTakeFirst()
+  return r ? { requestHash: r.request_hash, response: parseJson(r.response) } : undefined
+}
+
+export async function storeIdempotentResponse(db: Db, tenantId: string, sessionId: string, key: string, requestHash: string, response: unknown): Promise<void> {
+  await db.insertInto('idempotency_keys').values({ tenant_id: tenantId, session_id: sessionId, key, request_hash: requestHash, response: JSON.stringify(response) }).execute()
+}
+
+// ---------------------------------------------------------------------------
+
+/** json/jsonb arrives parsed from pg; be tolerant of a driver that hands back text. */
+export function parseJson(v: unknown): unknown {
+  if (typeof v !== 'string') return v ?? null
+  try {
+    return JSON.parse(v)
+  } catch {
+    return v
+  }
+}
+
+export function toDate(v: Date | string): Date {
+  return v instanceof Date ? v : new Date(v)
+}
+
+/** PostgreSQL unique_violation (also raised by PGlite). */
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505'
+}

@@ -1,0 +1,426 @@
+/**
+ * Background summary updates (seed 000): an in-process scheduler that claims queued
+ * updates (src/sessions/queue.ts) and folds each session's evicted messages into its
+ * rolling summary, outside any request.
+ *
+ * Scheduler: polls every WORKER_POLL_MS (sooner while work remains), at most WORKERS
+ * updates at once, timers unref'd; never awaited by a request. `stop()` stops polling
+ * and waits for the running updates (the app's onClose).
+ *
+ * One update, in ONE transaction:
+ *   1. lock the session row (appends of the session wait; reads never do);
+ *   2. insert a summary_update_runs row: the partial unique index admits one unfinished
+ *      run per session, so the database itself refuses a concurrent update;
+ *   3. load the current summary (parseSummary) and the evicted messages, group them into
+ *      exchanges, updateSummary() with the session's budget (aging, compression, the
+ *      hard budget; an emergency truncation is logged and counted);
+ *   4. write version N+1 only if N is still current: the primary key (tenant, session,
+ *      version) is the compare-and-set. A lost race (a manual PUT took N+1) rolls back
+ *      and retries on the new version, so a manual summary is never overwritten by a
+ *      stale result;
+ *   5. mark the folded messages 'summarized', finish the run row, and delete the queue
+ *      entry (or release it when a batch of newer evictions is waiting).
+ * A crash anywhere rolls the transaction back: nothing is folded twice or lost, and the
+ * entry is claimed again when its lease expires.
+ *
+ * `llm` mode calls the summarizer (BACKGROUND_AGENT_PROMPT) BEFORE the transaction, from
+ * a snapshot, so no transaction (and on PGlite, no connection) is held during a model
+ * call; the transaction uses the result only if the snapshot is still current (same
+ * version, same messages still evicted), else it asks again (twice at most), then falls
+ * back to rules. Any provider failure falls back to rules.
+ */
+import { hostname } from 'node:os'
+import { randomUUID } from 'node:crypto'
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Config } from '../config.ts'
+import type { Database } from '../db/schema.ts'
+import { SummarizerError } from '../engine/compaction/types.ts'
+import {
+  ageSummary,
+  BACKGROUND_AGENT_PROMPT,
+  emptySummary,
+  formatExchangesForPrompt,
+  parseSummary,
+  SECTION_KEYS,
+  updateSummary,
+  type SummaryUpdate,
+} from '../engine/sessions/rolling-summary.ts'
+import type { TokenCounter } from '../engine/tokens/count.ts'
+import type { AppMetrics } from '../plugins/metrics.ts'
+import type { SummarizerRegistry } from '../providers/summarizer-clients.ts'
+import { defaultCounter, modelFor } from '../services/estimate.ts'
+import { sessionExchanges } from './exchanges.ts'
+import { claim, claimDailyAging, complete, enqueueAgingForAll, fail, release, renewLease, type QueueEntry } from './queue.ts'
+import {
+  getSession,
+  insertSummaryVersion,
+  isUniqueViolation,
+  latestSummary,
+  lockSession,
+  messagesWithStatus,
+  setStatus,
+  toCanonical,
+  type SessionSettings,
+  type StoredSummary,
+} from './repository.ts'
+
+/** System prompt of the llm mode's background agent (the task itself is BACKGROUND_AGENT_PROMPT). */
+export const BACKGROUND_AGENT_SYSTEM = 'You maintain the rolling summary document of an AI agent session. Follow the requested format exactly and answer with the document only.'
+/** Model calls per update in llm mode before falling back to rules when the snapshot keeps changing. */
+const LLM_CALLS = 2
+/** Compare-and-set retries of one update (lost races to manual PUTs or other writers). */
+const CAS_RETRIES = 5
+
+interface Log {
+  info(obj: object, msg: string): void
+  warn(obj: object, msg: string): void
+  error(obj: object, msg: string): void
+}
+
+export interface WorkerHooks {
+  /** Inside the update's transaction, after it read the current version and the evicted messages, before it writes (tests: lose a race). */
+  beforeWrite?(info: { tenantId: string; sessionId: string; trx: Transaction<Database>; baseVersion: number }): Promise<void>
+  /** Inside the update's transaction, after its writes, before commit (tests: hold an update open, crash mid-update). */
+  beforeCommit?(info: { tenantId: string; sessionId: string; trx: Transaction<Database> }): Promise<void>
+}
+
+export interface SummaryWorkerOptions {
+  db: Kysely<Database>
+  config: Config
+  log: Log
+  metrics?: AppMetrics
+  summarizers?: SummarizerRegistry
+  /** Told about each written version (the service's LRU of summaries seen). */
+  onSummaryWritten?(tenantId: string, sessionId: string, settings: SessionSettings, summary: StoredSummary, evictedAwaitingSummary: number): void
+  /** Clock of the summary document (aging); default Date.now. */
+  now?: () => number
+  workerId?: string
+  hooks?: WorkerHooks
+}
+
+export interface UpdateOutcome {
+  tenantId: string
+  sessionId: string
+  skipped?: 'deleted'
+  mode: 'rules' | 'llm' | 'llm-fallback'
+  written?: StoredSummary
+  folded: number
+  emergencyTruncated: boolean
+  remaining: number
+  /** The session's summary budget, in tokens. */
+  budget?: number
+}
+
+class SnapshotChanged extends Error {}
+
+export class SummaryWorker {
+  readonly id: string
+  private readonly db: Kysely<Database>
+  private readonly config: Config
+  private readonly log: Log
+  private readonly now: () => number
+  private readonly inflight = new Set<Promise<void>>()
+  private timer: NodeJS.Timeout | undefined
+  private started = false
+  private stopped = false
+  private polling = false
+  private pollDone: Promise<void> | undefined
+  private lastAgingCheck = 0
+
+  constructor(private readonly opts: SummaryWorkerOptions) {
+    this.db = opts.db
+    this.config = opts.config
+    this.log = opts.log
+    this.now = opts.now ?? Date.now
+    this.id = opts.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
+  }
+
+  get concurrency(): number {
+    return this.config.WORKERS
+  }
+
+  get running(): number {
+    return this.inflight.size
+  }
+
+  /** Starts polling (no-op when WORKERS is 0). */
+  start(): void {
+    if (this.started || this.stopped || this.concurrency <= 0) return
+    this.started = true
+    this.schedule(0)
+  }
+
+  /** Stops polling and waits for the running updates to finish. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    // A poll in progress may still claim entries: let it, then drain them too.
+    await this.pollDone
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight])
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = setTimeout(() => void this.poll(), ms)
+    this.timer.unref()
+  }
+
+  private poll(): Promise<void> {
+    this.timer = undefined
+    if (this.stopped || this.polling) return Promise.resolve()
+    this.polling = true
+    this.pollDone = this.pollOnce()
+    return this.pollDone
+  }
+
+  private async pollOnce(): Promise<void> {
+    let claimedAll = false
+    try {
+      await this.maybeRunDailyAging()
+      const free = this.concurrency - this.inflight.size
+      if (free > 0) {
+        const entries = await claim(this.db, this.id, this.config.LEASE_MS, free)
+        claimedAll = entries.length === free
+        for (const entry of entries) this.track(entry)
+      }
+    } catch (err) {
+      this.log.warn({ err: brief(err), worker: this.id }, 'summary worker: polling failed; retrying')
+    } finally {
+      this.polling = false
+    }
+    if (!this.stopped && !this.timer) this.schedule(claimedAll && this.inflight.size < this.concurrency ? 0 : this.config.WORKER_POLL_MS)
+  }
+
+  private track(entry: QueueEntry): void {
+    const p = this.process(entry).finally(() => {
+      this.inflight.delete(p)
+      // A slot is free: look for more work now rather than after a full poll interval.
+      if (!this.stopped && !this.polling) this.schedule(0)
+    })
+    this.inflight.add(p)
+  }
+
+  /** Claims and processes updates until none is available (tests, and draining by hand). Returns how many ran. */
+  async runOnce(opts: { max?: number } = {}): Promise<number> {
+    let n = 0
+    const max = opts.max ?? Infinity
+    while (n < max) {
+      const [entry] = await claim(this.db, this.id, this.config.LEASE_MS, 1)
+      if (!entry) break
+      await this.process(entry)
+      n++
+    }
+    return n
+  }
+
+  /** Queues an aging update for every session with a summary (the daily job, forced). */
+  async runDailyAging(): Promise<number> {
+    const n = await enqueueAgingForAll(this.db)
+    if (n > 0) this.opts.metrics?.updatesQueued.inc({ priority: 'aging', outcome: 'new' }, n)
+    this.log.info({ sessions: n, worker: this.id }, 'daily aging: summaries queued for re-aging')
+    return n
+  }
+
+  private async maybeRunDailyAging(): Promise<void> {
+    const t = Date.now()
+    if (t - this.lastAgingCheck < Math.min(60_000, this.config.DAILY_AGING_MS / 4)) return
+    this.lastAgingCheck = t
+    if (await claimDailyAging(this.db, this.config.DAILY_AGING_MS)) await this.runDailyAging()
+  }
+
+  /** One claimed entry: update, then complete / back off / give up. Never throws. */
+  async process(entry: QueueEntry): Promise<void> {
+    const started = performance.now()
+    const { tenantId, sessionId } = entry
+    const maxRetries = this.config.MAX_RETRIES
+    // Claimed more times than allowed (e.g. every attempt crashed its process): give up.
+    if (entry.attempts > maxRetries + 1) {
+      await this.failed(entry, new Error(`claimed ${entry.attempts} times without completing (crashed or lost leases)`), 'abandoned')
+      return
+    }
+    const heartbeat = setInterval(() => {
+      renewLease(this.db, entry, this.id, this.config.LEASE_MS).catch(() => {})
+    }, Math.max(50, Math.floor(this.config.LEASE_MS / 3)))
+    heartbeat.unref()
+    try {
+      const outcome = await this.update(entry)
+      const seconds = (performance.now() - started) / 1000
+      const m = this.opts.metrics
+      m?.updatesCompleted.inc({ mode: outcome.mode })
+      m?.updateDuration.observe({ mode: outcome.mode }, seconds)
+      if (outcome.written) {
+        m?.summaryTokens.observe(outcome.written.tokens)
+        m?.summaryBudgetRatio.observe(outcome.written.tokens / Math.max(1, outcome.budget ?? 1))
+      }
+      if (outcome.emergencyTruncated) {
+        m?.emergencyTruncations.inc()
+        this.log.warn({ tenantId, sessionId, tokens: outcome.written?.tokens }, 'summary exceeded its budget: emergency truncation applied')
+      }
+    } catch (err) {
+      await this.failed(entry, err, err instanceof SummarizerError ? err.kind : errorCode(err))
+    } finally {
+      clearInterval(heartbeat)
+    }
+  }
+
+  private async failed(entry: QueueEntry, err: unknown, reason: string): Promise<void> {
+    const { tenantId, sessionId } = entry
+    this.opts.metrics?.updatesFailed.inc({ reason })
+    let status: 'pending' | 'failed' | undefined
+    try {
+      status = await fail(this.db, entry, this.id, brief(err).message, { maxRetries: this.config.MAX_RETRIES, baseMs: this.config.WORKER_RETRY_BASE_MS })
+    } catch (e) {
+      this.log.warn({ err: brief(e), tenantId, sessionId }, 'summary update failed and could not be rescheduled; its lease will expire')
+      return
+    }
+    if (status === 'failed') {
+      this.opts.metrics?.updatesGaveUp.inc()
+      this.log.error(
+        { alert: true, tenantId, sessionId, attempts: entry.attempts, err: brief(err) },
+        `summary updates failing repeatedly for session ${sessionId}: gave up after ${entry.attempts} attempts (MAX_RETRIES=${this.config.MAX_RETRIES}); POST /sessions/:id/summary/refresh retries`,
+      )
+    } else {
+      this.log.warn({ tenantId, sessionId, attempts: entry.attempts, err: brief(err) }, 'summary update failed; retrying with backoff')
+    }
+  }
+
+  /** The update of one session (see the module comment). */
+  async update(entry: QueueEntry): Promise<UpdateOutcome> {
+    const { tenantId, sessionId } = entry
+    const session = await getSession(this.db, tenantId, sessionId)
+    if (!session) return { tenantId, sessionId, skipped: 'deleted', mode: 'rules', folded: 0, emergencyTruncated: false, remaining: 0 }
+    const now = this.now()
+    let llmCalls = 0
+    for (let attempt = 0; ; attempt++) {
+      let prepared: Prepared | undefined
+      if (session.settings.mode === 'llm' && llmCalls < LLM_CALLS) {
+        llmCalls++
+        prepared = await this.prepareLlm(entry, session.settings, now).catch((err) => {
+          this.log.warn({ tenantId, sessionId, err: brief(err) }, 'llm summary failed: falling back to rules')
+          llmCalls = LLM_CALLS
+          return undefined
+        })
+      }
+      try {
+        const outcome = await this.db.transaction().execute((trx) => this.commit(trx, entry, prepared, now))
+        if (outcome.written && !outcome.skipped) this.opts.onSummaryWritten?.(tenantId, sessionId, session.settings, outcome.written, outcome.remaining)
+        return outcome
+      } catch (err) {
+        if ((err instanceof SnapshotChanged || isUniqueViolation(err)) && attempt < CAS_RETRIES) continue
+        throw err
+      }
+    }
+  }
+
+  private async commit(trx: Transaction<Database>, entry: QueueEntry, prepared: Prepared | undefined, now: number): Promise<UpdateOutcome> {
+    const { tenantId, sessionId } = entry
+    const session = await lockSession(trx, tenantId, sessionId)
+    if (!session) return { tenantId, sessionId, skipped: 'deleted', mode: 'rules', folded: 0, emergencyTruncated: false, remaining: 0 }
+    const { settings } = session
+    const format = settings.format ?? 'openai'
+    const counter = counterFor(this.config, settings)
+    const run = await trx
+      .insertInto('summary_update_runs')
+      .values({ tenant_id: tenantId, session_id: sessionId, worker: this.id })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    const current = await latestSummary(trx, tenantId, sessionId)
+    const evicted = await messagesWithStatus(trx, tenantId, sessionId, 'evicted')
+
+    let update: SummaryUpdate
+    let folded = evicted
+    let mode: UpdateOutcome['mode']
+    if (prepared) {
+      const present = new Set(evicted.map((r) => r.seq))
+      if (prepared.baseVersion !== (current?.version ?? 0) || !prepared.seqs.every((s) => present.has(s))) throw new SnapshotChanged()
+      const wanted = new Set(prepared.seqs)
+      folded = evicted.filter((r) => wanted.has(r.seq))
+      update = prepared.update
+      mode = 'llm'
+    } else {
+      const base = current ? parseSummary(current.content, now) : emptySummary()
+      const exchanges = sessionExchanges(toCanonical(evicted, format))
+      update = updateSummary({ doc: base, exchanges, now, budgetTokens: settings.summaryBudget, counter })
+      mode = settings.mode === 'llm' ? 'llm-fallback' : 'rules'
+    }
+
+    await this.opts.hooks?.beforeWrite?.({ tenantId, sessionId, trx, baseVersion: current?.version ?? 0 })
+    let written: StoredSummary | undefined
+    if (current ? update.text !== current.content : folded.length > 0) {
+      // The compare-and-set: a concurrent writer of this version makes this insert fail.
+      written = await insertSummaryVersion(trx, tenantId, sessionId, { version: (current?.version ?? 0) + 1, content: update.text, tokens: update.tokens, source: 'background' })
+    }
+    const seqs = folded.map((r) => r.seq)
+    if (seqs.length) {
+      const changed = await setStatus(trx, tenantId, sessionId, seqs, 'evicted', 'summarized')
+      if (changed !== seqs.length) throw new SnapshotChanged()
+    }
+    await this.opts.hooks?.beforeCommit?.({ tenantId, sessionId, trx })
+    await trx
+      .updateTable('summary_update_runs')
+      .set({
+        finished_at: sql<Date>`clock_timestamp()`,
+        mode,
+        from_version: current?.version ?? 0,
+        to_version: written?.version ?? current?.version ?? 0,
+        folded_from_seq: seqs[0] ?? null,
+        folded_to_seq: seqs.at(-1) ?? null,
+        folded_messages: seqs.length,
+      })
+      .where('id', '=', run.id)
+      .execute()
+
+    const rest = evicted.filter((r) => !seqs.includes(r.seq))
+    const waiting = rest.length > 0 ? sessionExchanges(toCanonical(rest, format)).length : 0
+    if (waiting >= settings.batchSize) await release(trx, entry, this.id)
+    else await complete(trx, entry, this.id)
+    return { tenantId, sessionId, mode, written, folded: seqs.length, emergencyTruncated: update.emergencyTruncated, remaining: rest.length, budget: settings.summaryBudget }
+  }
+
+  /** llm mode, outside any transaction: the background agent's document for the current snapshot. */
+  private async prepareLlm(entry: QueueEntry, settings: SessionSettings, now: number): Promise<Prepared | undefined> {
+    const { tenantId, sessionId } = entry
+    if (!this.opts.summarizers) throw new SummarizerError('unavailable', 'no summarizer configured')
+    const client = this.opts.summarizers.get(settings.summarizer?.provider, settings.summarizer?.model)
+    const counter = counterFor(this.config, settings)
+    const current = await latestSummary(this.db, tenantId, sessionId)
+    const evicted = await messagesWithStatus(this.db, tenantId, sessionId, 'evicted')
+    if (evicted.length === 0) return undefined // aging only: rules do it exactly
+    const exchanges = sessionExchanges(toCanonical(evicted, settings.format ?? 'openai'))
+    const prompt = BACKGROUND_AGENT_PROMPT(current?.content ?? '', formatExchangesForPrompt(exchanges, counter), settings.summaryBudget)
+    const maxOutputTokens = Math.min(Math.ceil(settings.summaryBudget * 1.5) + 500, 32_000)
+    if (client.countTokens(BACKGROUND_AGENT_SYSTEM + prompt) + maxOutputTokens > client.contextLimit) {
+      throw new SummarizerError('context_overflow', `the update prompt does not fit ${client.model}'s context window`)
+    }
+    const res = await client.complete({ system: BACKGROUND_AGENT_SYSTEM, prompt, maxOutputTokens })
+    if (res.truncated) throw new SummarizerError('over_budget', 'the summarizer stopped at its output limit')
+    if (!res.text.trim()) throw new SummarizerError('empty', 'the summarizer returned nothing')
+    const doc = parseSummary(res.text, now)
+    if (SECTION_KEYS.every((k) => doc.sections[k].length === 0)) throw new SummarizerError('malformed', 'the summarizer returned no summary items')
+    // The hard budget and aging, whatever the model wrote.
+    const update = ageSummary({ doc, now, budgetTokens: settings.summaryBudget, counter })
+    return { baseVersion: current?.version ?? 0, seqs: evicted.map((r) => r.seq), update }
+  }
+}
+
+interface Prepared {
+  baseVersion: number
+  seqs: number[]
+  update: SummaryUpdate
+}
+
+function counterFor(config: Config, settings: SessionSettings): TokenCounter {
+  return defaultCounter(modelFor(config, settings.model))
+}
+
+function brief(err: unknown): { message: string; code?: string } {
+  const e = err as { message?: unknown; code?: unknown }
+  return { message: String(e?.message ?? err), ...(typeof e?.code === 'string' ? { code: e.code } : {}) }
+}
+
+function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown })?.code
+  return typeof code === 'string' && /^[\w-]{1,40}$/.test(code) ? code : 'error'
+}
