@@ -10,26 +10,13 @@ import { startFakeProvider } from './fakes/fake-llm-provider.ts'
 import { buildTestApp } from './helpers/build.ts'
 import { BACKENDS, createTestDatabase, POSTGRES_SKIP_REASON, postgresAvailable } from './helpers/databases.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
+import { prose } from './helpers/prose.ts'
 
 const pgOk = await postgresAvailable()
 
 // ---------------------------------------------------------------------------
 // A generated agent session (OpenAI format)
 
-const WORDS = 'the scheduler reads each card and writes the review log while the parser checks every token of the session budget before the queue flushes its cache'.split(' ')
-
-function prose(chars: number, seed: number): string {
-  let x = seed * 2654435761 + 7
-  const out: string[] = []
-  let len = 0
-  while (len < chars) {
-    x = (x * 1103515245 + 12345) % 2147483648
-    const w = WORDS[x % WORDS.length]!
-    out.push(w)
-    len += w.length + 1
-  }
-  return out.join(' ')
-}
 
 type Message = Record<string, unknown>
 

@@ -14,24 +14,11 @@ import { startFakeProvider, type FakeBehaviour, type FakeProvider } from './fake
 import { buildTestApp } from './helpers/build.ts'
 import { findPairingProblems } from './helpers/conversation-arbitraries.ts'
 import { createTestDatabase, defaultBackend } from './helpers/databases.ts'
+import { prose } from './helpers/prose.ts'
 
 // ---------------------------------------------------------------------------
 // A generated agent session: system + task + N assistant/tool pairs with big outputs
 
-const WORDS = 'the scheduler reads each card and writes the review log while the parser checks every token of the session budget before the queue flushes its cache'.split(' ')
-
-function prose(chars: number, seed: number): string {
-  let x = seed * 2654435761 + 7
-  const out: string[] = []
-  let len = 0
-  while (len < chars) {
-    x = (x * 1103515245 + 12345) % 2147483648
-    const w = WORDS[x % WORDS.length]!
-    out.push(w)
-    len += w.length + 1
-  }
-  return out.join(' ')
-}
 
 const SYSTEM = 'You are a coding agent working in a TypeScript repository. Use the tools.'
 const TASK = 'Add a --due flag to the flashcard CLI in src/cli.ts and make npm test pass.'

@@ -14,6 +14,7 @@ import { parseConversation, type CanonicalMessage } from '../src/engine/messages
 import { tokenizerCounter } from '../src/engine/tokens/count.ts'
 import { createSummarizerClients, SummarizerSelectionError, type SummarizerProvider } from '../src/providers/summarizer-clients.ts'
 import { startFakeProvider, type FakeProvider } from './fakes/fake-llm-provider.ts'
+import { prose as sharedProse } from './helpers/prose.ts'
 
 const KEY = 'sk-test-9f8e7d6c5b4a3928170654321'
 const TASK = 'Build a flashcard CLI with spaced repetition in src/cli.ts, persisted with SQLite.'
@@ -28,18 +29,7 @@ const WORDS =
   'the review queue stores each card with its ease factor and interval so that the scheduler can decide which cards are due today while the command prints a short report about progress errors and next actions for the learner'.split(' ')
 
 /** Deterministic English-like prose of about `chars` characters. */
-function prose(chars: number, seed: number): string {
-  let x = seed * 2654435761 + 1
-  const out: string[] = []
-  let len = 0
-  while (len < chars) {
-    x = (x * 1103515245 + 12345) % 2147483648
-    const w = WORDS[x % WORDS.length]
-    out.push(w)
-    len += w.length + 1
-  }
-  return out.join(' ') + '.'
-}
+const prose = (chars: number, seed: number) => sharedProse(chars, seed, { words: WORDS, offset: 1, end: '.' })
 
 type OpenAIMessage = Record<string, unknown>
 
