@@ -129,12 +129,17 @@ export function createMetrics(opts: { queueStats?: () => Promise<QueueStats>; de
 // ---------------------------------------------------------------------------
 // Compactions, counted from anywhere
 
-/** Metrics of every live app in this process (usually one). */
-const live = new Set<AppMetrics>()
+/** Metrics of every live app in this process (usually one), with the database handle each uses. */
+const live = new Map<AppMetrics, unknown>()
 
-/** Counts one compaction in every live app's metrics. Call it after a compaction that compacted. */
-export function recordCompaction(event: { strategy: string; tokensBefore: number; tokensAfter: number }): void {
-  for (const m of live) {
+/**
+ * Counts one compaction (call it after a compaction that compacted). `db`, the app's
+ * Kysely instance the caller works with, picks that app's metrics when several apps
+ * live in one process (tests); without it every live app counts it.
+ */
+export function recordCompaction(event: { strategy: string; tokensBefore: number; tokensAfter: number }, db?: unknown): void {
+  for (const [m, appDb] of live) {
+    if (db !== undefined && appDb !== db) continue
     m.compactions.inc({ strategy: event.strategy })
     m.compactionTokensSaved.inc(Math.max(0, event.tokensBefore - event.tokensAfter))
   }
@@ -152,7 +157,7 @@ export default fp(
   async function metricsPlugin(app: FastifyInstance) {
     const metrics = createMetrics({ queueStats: () => queueStats(app.db) })
     app.decorate('metrics', metrics)
-    live.add(metrics)
+    live.set(metrics, app.db)
     app.addHook('onClose', async () => {
       live.delete(metrics)
     })

@@ -27,6 +27,7 @@ import {
 import type { CanonicalMessage, MessageFormat } from '../engine/messages/canonical.ts'
 import { parseConversation, serializeConversation } from '../engine/messages/index.ts'
 import { ApiError } from '../errors.ts'
+import { recordCompaction } from '../plugins/metrics.ts'
 import type { SummarizerProvider, SummarizerRegistry } from '../providers/summarizer-clients.ts'
 import { defaultCounter, modelFor, thresholdSettings } from './estimate.ts'
 
@@ -155,6 +156,7 @@ export async function compactConversation(ctx: CompactContext, input: CompactReq
   }
 
   const result = await runCompact(ctx, { messages, options, counter, llm })
+  if (result.compacted && !options.dryRun) recordCompaction(result.event, ctx.db)
   const compactedRange = result.compacted ? result.compactedRange : undefined
 
   const out = extraSystem ? result.messages.filter((m) => m !== extraSystem && !(m.index === -1 && m.raw === input.system && m.role === 'system')) : result.messages

@@ -548,7 +548,7 @@ export class SessionService {
       maxSummaryTokens: this.config.COMPACTION_MAX_SUMMARY_TOKENS,
     }
     const result = await compact({ messages, options, counter })
-    if (result.compacted) recordCompaction({ strategy: result.strategy, tokensBefore: result.event.tokensBefore, tokensAfter: result.event.tokensAfter })
+    if (result.compacted) recordCompaction(result.event, this.db)
     const serialized = serializeConversation(result.messages, format)
     return {
       sessionId,
