@@ -15,7 +15,7 @@ import { extractFacts } from '../src/engine/compaction/extract/facts.ts'
 import { parseConversation } from '../src/engine/messages/index.ts'
 import { parseSummary, renderSummary, SECTION_TITLES } from '../src/engine/sessions/rolling-summary.ts'
 import { createMetrics } from '../src/plugins/metrics.ts'
-import { claim, claimDailyAging, complete, enqueue, fail, PRIORITY_HIGH, PRIORITY_LOW } from '../src/sessions/queue.ts'
+import { claim, claimDailyAging, complete, enqueue, fail, finish, PRIORITY_HIGH, PRIORITY_LOW } from '../src/sessions/queue.ts'
 import { SummaryWorker } from '../src/sessions/worker.ts'
 import { buildTestApp } from './helpers/build.ts'
 import { BACKENDS, defaultBackend, POSTGRES_SKIP_REASON, postgresAvailable } from './helpers/databases.ts'
@@ -199,6 +199,64 @@ for (const backend of BACKENDS) {
     }
   })
 
+  t.test(`${backend}: an entry re-queued during its update: a refresh gets its own run, an append's merge waits for its batch`, { skip }, async (t) => {
+    const { app } = await buildTestApp(t, { backend })
+    await append(app, 'g1', exchange(0))
+    const tenant = await tenantOf(app, 'g1')
+    const claimOne = async () => (await claim(app.db, 'w1', 60_000, 1))[0]!
+
+    await enqueue(app.db, tenant, 'g1', PRIORITY_LOW)
+    let e = await claimOne()
+    t.equal(await finish(app.db, e, 'w1', { waitingExchanges: 0, batchSize: 4 }), 'completed', 'nothing re-queued, nothing waiting: done')
+    t.equal(await queueRow(app, 'g1'), undefined)
+
+    await enqueue(app.db, tenant, 'g1', PRIORITY_LOW)
+    e = await claimOne()
+    t.equal(await enqueue(app.db, tenant, 'g1', PRIORITY_HIGH), 'merged', 'a refresh while the update runs')
+    t.equal(await finish(app.db, e, 'w1', { waitingExchanges: 1, batchSize: 4 }), 'released', 'the refresh is not lost: evictions newer than the snapshot get a run now')
+    const row = await queueRow(app, 'g1')
+    t.equal(row?.lease_owner, null, 'released')
+    t.equal(row?.priority, PRIORITY_HIGH)
+    e = await claimOne()
+    t.equal(e.sessionId, 'g1', 'claimable again at once')
+    t.equal(await finish(app.db, e, 'w1', { waitingExchanges: 0, batchSize: 4 }), 'completed')
+
+    await enqueue(app.db, tenant, 'g1', PRIORITY_LOW)
+    e = await claimOne()
+    await enqueue(app.db, tenant, 'g1', PRIORITY_LOW)
+    t.equal(await finish(app.db, e, 'w1', { waitingExchanges: 1, batchSize: 4 }), 'completed', "an append's merge with fewer than batchSize exchanges waiting waits for its batch")
+    await enqueue(app.db, tenant, 'g1', PRIORITY_LOW)
+    e = await claimOne()
+    t.equal(await finish(app.db, e, 'w1', { waitingExchanges: 4, batchSize: 4 }), 'released', 'a whole batch waiting runs again')
+    await sql`update summary_update_queue set lease_owner = 'w2'`.execute(app.db)
+    t.equal(await finish(app.db, e, 'w1', { waitingExchanges: 0, batchSize: 4 }), 'lost', 'a lost lease finishes nothing')
+  })
+
+  t.test(`${backend}: the default batch is 4 evicted exchanges, counted in exchanges, not messages`, { skip }, async (t) => {
+    const { app } = await buildTestApp(t, { backend })
+    t.equal((await app.inject({ method: 'PUT', url: '/sessions/b4', payload: { windowMessages: 6 } })).statusCode, 201)
+    t.equal((await app.inject({ method: 'GET', url: '/sessions/b4' })).json().settings.batchSize, 4, 'default batchSize')
+    const seen: { evicted: number; exchanges: number; queued: boolean }[] = []
+    for (let i = 0; i < 6; i++) {
+      const r = await append(app, 'b4', exchange(i)) // 6 messages each: the window holds one exchange
+      seen.push({ evicted: r.evictedAwaitingSummary, exchanges: r.evictedExchangesAwaitingSummary, queued: r.updateQueued })
+    }
+    t.same(
+      seen.map((x) => x.exchanges),
+      [0, 1, 2, 3, 4, 5],
+    )
+    t.same(
+      seen.map((x) => x.evicted),
+      [0, 6, 12, 18, 24, 30],
+      'whole exchanges leave the window',
+    )
+    t.same(
+      seen.map((x) => x.queued),
+      [false, false, false, false, true, true],
+      'queued from the 4th evicted exchange (24 messages), not at the 4th evicted message',
+    )
+  })
+
   t.test(`${backend}: failures back off, count attempts, and past MAX_RETRIES are marked failed and alerted`, { skip }, async (t) => {
     const { app } = await buildTestApp(t, { backend, config: { MAX_RETRIES: 2, WORKER_RETRY_BASE_MS: 1 } })
     await app.inject({ method: 'PUT', url: '/sessions/bad', payload: { windowMessages: 4, batchSize: 1 } })
@@ -294,6 +352,37 @@ t.test('the scheduler starts with the app, updates in the background, and drains
   await sleep(200)
   t.equal((await api.inject({ method: 'GET', url: '/sessions/api/summary' })).json().version, 0, 'WORKERS=0: a pure API node runs no updates')
   t.ok(await queueRow(api, 'api'), 'the work waits in the queue for a worker instance')
+})
+
+t.test('bounded concurrency: at most WORKERS updates run at once, and they do run in parallel', { skip: pgOk ? false : POSTGRES_SKIP_REASON }, async (t) => {
+  // PostgreSQL: on PGlite (one connection) transactions serialise, so parallelism is 1 there by construction.
+  const { app } = await buildTestApp(t, { backend: 'postgres' })
+  for (let i = 0; i < 6; i++) {
+    await app.inject({ method: 'PUT', url: `/sessions/c${i}`, payload: { windowMessages: 4, batchSize: 1 } })
+    for (let k = 0; k < 2; k++) await append(app, `c${i}`, exchange(k))
+  }
+  t.equal(Number((await sql<{ n: number }>`select count(*) as n from summary_update_queue`.execute(app.db)).rows[0]!.n), 6, 'six updates queued')
+  let running = 0
+  let most = 0
+  const worker = new SummaryWorker({
+    db: app.db,
+    config: { ...app.config, WORKERS: 2, WORKER_POLL_MS: 20 },
+    log: silent,
+    hooks: {
+      beforeCommit: async () => {
+        running++
+        most = Math.max(most, running)
+        await sleep(150)
+        running--
+      },
+    },
+  })
+  worker.start()
+  const deadline = Date.now() + 20_000
+  while (Number((await sql<{ n: number }>`select count(*) as n from summary_update_queue`.execute(app.db)).rows[0]!.n) > 0 && Date.now() < deadline) await sleep(50)
+  await worker.stop()
+  t.equal(most, 2, `at most 2 at once, and 2 did overlap (max seen ${most})`)
+  t.equal(Number((await sql<{ n: number }>`select count(distinct session_id) as n from session_summaries`.execute(app.db)).rows[0]!.n), 6, 'every session updated')
 })
 
 t.test('crash safety: a worker killed by SIGKILL mid-update; the next one completes it after the lease expires', { skip: pgOk ? false : POSTGRES_SKIP_REASON }, async (t) => {

@@ -346,6 +346,8 @@ for (const backend of BACKENDS) {
     t.ok(tight.json().tokens <= budget)
     const impossible = await app.inject({ method: 'GET', url: '/sessions/ctx/context?budget=50' })
     t.equal(impossible.statusCode, 422, 'a budget below the system prompt and summary is a 422')
+    t.match(impossible.json(), { error: 'budget_unreachable', issues: [{ path: 'querystring.budget' }], budget: 50 }, 'naming the query parameter')
+    t.ok(impossible.json().minimumTokens > 50, 'with the reachable minimum')
 
     const anth = (await app.inject({ method: 'GET', url: '/sessions/ctx/context?format=anthropic&budget=100000' })).json()
     t.equal(anth.format, 'anthropic')
@@ -471,4 +473,71 @@ t.test('the stored summary round-trips through its parser', async (t) => {
   await app.summaryWorker.runOnce()
   const s = (await app.inject({ method: 'GET', url: '/sessions/rt/summary' })).json()
   t.equal(renderSummary(parseSummary(s.content, Date.now())), s.content)
+})
+
+t.test('bad input on the session routes is a 4xx naming the field', async (t) => {
+  const { app } = await buildTestApp(t, { backend: pgOk ? 'postgres' : 'pglite' })
+  const cases: { method: 'PUT' | 'POST' | 'GET'; url: string; payload?: unknown; headers?: Record<string, string>; status: number; path: string }[] = [
+    { method: 'PUT', url: '/sessions/e1', payload: { windowMessages: 0 }, status: 400, path: 'body.windowMessages' },
+    { method: 'PUT', url: '/sessions/e1', payload: { windowTokens: 'many' }, status: 400, path: 'body.windowTokens' },
+    { method: 'PUT', url: '/sessions/e1', payload: { summaryBudget: 10 }, status: 400, path: 'body.summaryBudget' },
+    { method: 'PUT', url: '/sessions/e1', payload: { batchSize: 1.5 }, status: 400, path: 'body.batchSize' },
+    { method: 'PUT', url: '/sessions/e1', payload: { format: 'gemini' }, status: 400, path: 'body.format' },
+    { method: 'PUT', url: '/sessions/e1', payload: { windwMessages: 5 }, status: 400, path: 'body' },
+    { method: 'PUT', url: '/sessions/bad%20id', payload: {}, status: 400, path: 'params.id' },
+    { method: 'POST', url: '/sessions/e1/messages', payload: { messages: 'hello' }, status: 400, path: 'body.messages' },
+    { method: 'POST', url: '/sessions/e1/messages', payload: { messages: [{ role: 'robot', content: 'x' }] }, status: 400, path: 'messages[0]' },
+    { method: 'GET', url: '/sessions/e1/context?budget=lots', status: 400, path: 'querystring.budget' },
+    { method: 'GET', url: '/sessions/e1/context?format=xml', status: 400, path: 'querystring.format' },
+  ]
+  for (const c of cases) {
+    const res = await app.inject({ method: c.method, url: c.url, payload: c.payload as object, headers: c.headers })
+    t.equal(res.statusCode, c.status, `${c.method} ${c.url} ${JSON.stringify(c.payload ?? '')}: ${res.body.slice(0, 200)}`)
+    const body = res.json()
+    t.type(body.error, 'string')
+    t.ok(
+      (body.issues ?? []).some((i: { path: string }) => i.path === c.path || i.path.startsWith(c.path)),
+      `names ${c.path}: ${JSON.stringify(body.issues)}`,
+    )
+  }
+
+  // The session exists from here on.
+  await append(app, 'e1', exchange(0))
+  const anth = await app.inject({ method: 'POST', url: '/sessions/e1/messages', payload: { format: 'anthropic', messages: [{ role: 'user', content: 'hi' }] } })
+  t.equal(anth.statusCode, 400)
+  t.match(anth.json(), { error: 'format_mismatch', issues: [{ path: 'body.format' }] })
+  const stale = await app.inject({ method: 'PUT', url: '/sessions/e1/summary', payload: { content: '## Previously in This Session\n', baseVersion: 7 } })
+  t.equal(stale.statusCode, 409)
+  t.match(stale.json(), { error: 'version_conflict', currentVersion: 0, issues: [{ path: 'body.baseVersion' }] })
+  const reused = await app.inject({ method: 'POST', url: '/sessions/e1/messages', payload: { messages: exchange(1) }, headers: { 'idempotency-key': 'k1' } })
+  t.equal(reused.statusCode, 200)
+  const other = await app.inject({ method: 'POST', url: '/sessions/e1/messages', payload: { messages: exchange(2) }, headers: { 'idempotency-key': 'k1' } })
+  t.equal(other.statusCode, 422)
+  t.match(other.json(), { error: 'idempotency_key_reused', issues: [{ path: 'headers.idempotency-key' }] })
+})
+
+t.test('llm mode: a model document over the summary budget is cut to it, logged and counted as an emergency truncation', async (t) => {
+  const fake = await startFakeProvider({ apiKey: 'k' })
+  t.teardown(() => fake.close())
+  const { app } = await buildTestApp(t, {
+    backend: pgOk ? 'postgres' : 'pglite',
+    config: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: fake.openaiBaseURL, SUMMARIZER_OPENAI_MODELS: ['fake-summarizer'], PROVIDER_MAX_RETRIES: 0 },
+  })
+  t.equal((await app.inject({ method: 'PUT', url: '/sessions/big', payload: { windowMessages: 4, batchSize: 1, summaryBudget: 400, mode: 'llm', summarizer: { provider: 'openai' } } })).statusCode, 201)
+  for (let i = 0; i < 3; i++) await append(app, 'big', exchange(i))
+  const at = new Date().toISOString().slice(0, 16).replace('T', ' ') + 'Z'
+  // ~850 tokens: over the 400-token budget, within the model's output limit (so not cut by the provider).
+  const items = Array.from({ length: 30 }, (_, k) => `${k + 1}. Decided to restructure module ${k} around a repository interface (${at}, ~900 tokens)`).join('\n')
+  fake.enqueue({ kind: 'ok', content: `## Previously in This Session\n${items}\n\n## Yesterday\n\n## This Week\n` })
+  const before = (await app.inject({ method: 'GET', url: '/metrics' })).body
+  t.match(before, /compactd_summary_emergency_truncations_total 0\b/)
+  t.equal(await app.summaryWorker.runOnce(), 1)
+  const s = (await app.inject({ method: 'GET', url: '/sessions/big/summary' })).json()
+  t.equal(s.version, 1)
+  t.ok(s.tokens <= 400, `within the hard budget: ${s.tokens} tokens`)
+  t.match(s.content, /module 29/, 'the most recent items are kept')
+  t.notMatch(s.content, /module 0 /, 'the oldest are dropped')
+  const after = (await app.inject({ method: 'GET', url: '/metrics' })).body
+  t.match(after, /compactd_summary_emergency_truncations_total 1\b/, 'counted')
+  t.match(after, /compactd_summary_updates_completed_total\{mode="llm"\} 1\b/, 'still the model\'s document, not a fallback')
 })

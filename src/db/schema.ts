@@ -94,6 +94,8 @@ export interface SummaryUpdateQueueTable {
   lease_expires_at: Timestamp | null
   status: ColumnType<'pending' | 'failed', 'pending' | 'failed' | undefined, 'pending' | 'failed'>
   last_error: string | null
+  /** Bumped by each enqueue merged into the entry (migrations/0004). */
+  generation: Generated<number>
 }
 
 export interface SummaryUpdateRunsTable {

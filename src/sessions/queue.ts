@@ -32,6 +32,8 @@ export interface QueueEntry {
   /** Attempts including this one. */
   attempts: number
   queuedAt: Date
+  /** The entry's generation when claimed: complete() deletes it only if unchanged. */
+  generation: number
 }
 
 /** Returns 'new' when an entry was created, 'merged' when it joined the pending one. */
@@ -48,7 +50,8 @@ export async function enqueue(db: Db, tenantId: string, sessionId: string, prior
         else q.available_at end,
       status = case when ${revive}::boolean then 'pending' else q.status end,
       attempts = case when q.status = 'failed' and ${revive}::boolean then 0 else q.attempts end,
-      last_error = case when q.status = 'failed' and ${revive}::boolean then null else q.last_error end
+      last_error = case when q.status = 'failed' and ${revive}::boolean then null else q.last_error end,
+      generation = q.generation + 1
     returning (xmax = 0) as inserted`.execute(db)
   return res.rows[0]?.inserted ? 'new' : 'merged'
 }
@@ -56,7 +59,7 @@ export async function enqueue(db: Db, tenantId: string, sessionId: string, prior
 /** Claims up to `limit` entries for `worker`, leased for `leaseMs`. */
 export async function claim(db: Db, worker: string, leaseMs: number, limit: number): Promise<QueueEntry[]> {
   if (limit <= 0) return []
-  const res = await sql<{ tenant_id: string; session_id: string; priority: number; attempts: number; queued_at: Date | string }>`
+  const res = await sql<{ tenant_id: string; session_id: string; priority: number; attempts: number; queued_at: Date | string; generation: number }>`
     update summary_update_queue q
     set lease_owner = ${worker},
         lease_expires_at = now() + ${leaseMs}::float8 * interval '1 millisecond',
@@ -70,9 +73,9 @@ export async function claim(db: Db, worker: string, leaseMs: number, limit: numb
       for update skip locked
     ) c
     where q.tenant_id = c.tenant_id and q.session_id = c.session_id
-    returning q.tenant_id, q.session_id, q.priority, q.attempts, q.queued_at`.execute(db)
+    returning q.tenant_id, q.session_id, q.priority, q.attempts, q.queued_at, q.generation`.execute(db)
   return res.rows
-    .map((r) => ({ tenantId: r.tenant_id, sessionId: r.session_id, priority: r.priority, attempts: r.attempts, queuedAt: new Date(r.queued_at) }))
+    .map((r) => ({ tenantId: r.tenant_id, sessionId: r.session_id, priority: r.priority, attempts: r.attempts, queuedAt: new Date(r.queued_at), generation: r.generation }))
     .sort((a, b) => b.priority - a.priority)
 }
 
@@ -90,6 +93,28 @@ export async function complete(db: Db, entry: QueueEntry, worker: string): Promi
     delete from summary_update_queue
     where tenant_id = ${entry.tenantId} and session_id = ${entry.sessionId} and lease_owner = ${worker}`.execute(db)
   return Number(res.numAffectedRows ?? 0) > 0
+}
+
+/**
+ * The end of a successful update: release the entry for another run when work remains
+ * that must not wait (a batch of newer evictions, or anything at all when a refresh
+ * re-queued the entry at high priority during the update), else remove it. Evictions
+ * that merged a low-priority enqueue meanwhile wait for their own batch, as usual.
+ */
+export async function finish(db: Db, entry: QueueEntry, worker: string, work: { waitingExchanges: number; batchSize: number }): Promise<'completed' | 'released' | 'lost'> {
+  const res = await sql<{ priority: number; generation: number }>`
+    select priority, generation from summary_update_queue
+    where tenant_id = ${entry.tenantId} and session_id = ${entry.sessionId} and lease_owner = ${worker}
+    for update`.execute(db)
+  const row = res.rows[0]
+  if (!row) return 'lost'
+  const refreshed = row.generation !== entry.generation && row.priority >= PRIORITY_HIGH
+  if (work.waitingExchanges >= work.batchSize || (refreshed && work.waitingExchanges > 0)) {
+    await release(db, entry, worker)
+    return 'released'
+  }
+  await complete(db, entry, worker)
+  return 'completed'
 }
 
 /** Done, but work remains: the entry becomes available again at once, attempts reset. */

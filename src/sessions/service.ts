@@ -21,7 +21,7 @@ import type { Kysely } from 'kysely'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/schema.ts'
 import { compactionThreshold } from '../engine/budget.ts'
-import { compact } from '../engine/compaction/compact.ts'
+import { compact, CompactionError } from '../engine/compaction/compact.ts'
 import { computeUnits } from '../engine/compaction/integrity.ts'
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type StrategyName } from '../engine/compaction/types.ts'
 import { CREATED_INDEX, isSystemLike, parseConversation, serializeConversation, type CanonicalMessage, type MessageFormat } from '../engine/messages/index.ts'
@@ -342,7 +342,9 @@ export class SessionService {
       }
       let settings = session.settings
       if (settings.format === undefined || (system !== undefined && JSON.stringify(system) !== JSON.stringify(settings.system))) {
-        if (settings.format !== undefined && settings.format !== format) throw new ApiError(400, 'format_mismatch', `session ${JSON.stringify(sessionId)} holds ${settings.format} messages`)
+        if (settings.format !== undefined && settings.format !== format) {
+          throw new ApiError(400, 'format_mismatch', `session ${JSON.stringify(sessionId)} holds ${settings.format} messages`, [{ path: 'body.messages', message: `expected ${settings.format} messages` }])
+        }
         settings = { ...settings, format, ...(system !== undefined ? { system: system as string | unknown[] } : {}) }
         await saveSettings(trx, tenantId, sessionId, settings)
       } else if (settings.format !== format) {
@@ -462,7 +464,7 @@ export class SessionService {
       ])
     }
     const conflict = (current: number) =>
-      new ApiError(409, 'version_conflict', `the summary is at version ${current}, not ${input.baseVersion}: read it again and retry`, undefined, { currentVersion: current })
+      new ApiError(409, 'version_conflict', `the summary is at version ${current}, not ${input.baseVersion}: read it again and retry`, [{ path: 'body.baseVersion', message: `current version is ${current}` }], { currentVersion: current })
     try {
       await this.db.transaction().execute(async (trx) => {
         const current = (await latestSummary(trx, tenantId, sessionId))?.version ?? 0
@@ -547,7 +549,16 @@ export class SessionService {
       strategy: [...new Set(strategy)],
       maxSummaryTokens: this.config.COMPACTION_MAX_SUMMARY_TOKENS,
     }
-    const result = await compact({ messages, options, counter })
+    const result = await compact({ messages, options, counter }).catch((err: unknown) => {
+      // Name the query parameter the caller set, with the reachable minimum.
+      if (err instanceof CompactionError && err.code === 'budget_unreachable') {
+        throw new ApiError(422, 'budget_unreachable', err.message, [{ path: 'querystring.budget', message: `at least ${String(err.details.minimumTokens)} tokens are needed` }], {
+          budget,
+          minimumTokens: err.details.minimumTokens,
+        })
+      }
+      throw err
+    })
     if (result.compacted) recordCompaction(result.event, this.db)
     const serialized = serializeConversation(result.messages, format)
     return {

@@ -23,11 +23,14 @@
  * A crash anywhere rolls the transaction back: nothing is folded twice or lost, and the
  * entry is claimed again when its lease expires.
  *
- * `llm` mode calls the summarizer (BACKGROUND_AGENT_PROMPT) BEFORE the transaction, from
- * a snapshot, so no transaction (and on PGlite, no connection) is held during a model
- * call; the transaction uses the result only if the snapshot is still current (same
- * version, same messages still evicted), else it asks again (twice at most), then falls
- * back to rules. Any provider failure falls back to rules.
+ * The new document is computed BEFORE the transaction, from a snapshot (the summarizer
+ * call in `llm` mode, updateSummary() in `rules` mode), so no transaction (and on
+ * PGlite, no connection: reads wait for it) is held while it is computed. The
+ * transaction uses the result only if the snapshot is still current (same version, the
+ * same messages still evicted; newer evictions are left for the next update), else it
+ * prepares again; after two stale snapshots it computes inside the transaction, which
+ * always makes progress. In `llm` mode any provider failure falls back to rules, and a
+ * document over the budget is an emergency truncation (logged and counted).
  */
 import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
@@ -50,7 +53,7 @@ import type { AppMetrics } from '../plugins/metrics.ts'
 import type { SummarizerRegistry } from '../providers/summarizer-clients.ts'
 import { defaultCounter, modelFor } from '../services/estimate.ts'
 import { sessionExchanges } from './exchanges.ts'
-import { claim, claimDailyAging, complete, enqueueAgingForAll, fail, release, renewLease, type QueueEntry } from './queue.ts'
+import { claim, claimDailyAging, enqueueAgingForAll, fail, finish, renewLease, type QueueEntry } from './queue.ts'
 import {
   getSession,
   insertSummaryVersion,
@@ -70,6 +73,8 @@ export const BACKGROUND_AGENT_SYSTEM = 'You maintain the rolling summary documen
 const LLM_CALLS = 2
 /** Compare-and-set retries of one update (lost races to manual PUTs or other writers). */
 const CAS_RETRIES = 5
+/** Snapshots prepared outside the transaction before the update is computed inside it. */
+const SNAPSHOT_TRIES = 2
 
 interface Log {
   info(obj: object, msg: string): void
@@ -303,6 +308,7 @@ export class SummaryWorker {
           return undefined
         })
       }
+      if (!prepared && attempt < SNAPSHOT_TRIES) prepared = await this.prepareRules(entry, session.settings, now)
       try {
         const outcome = await this.db.transaction().execute((trx) => this.commit(trx, entry, prepared, now))
         if (outcome.written && !outcome.skipped) this.opts.onSummaryWritten?.(tenantId, sessionId, session.settings, outcome.written, outcome.remaining)
@@ -338,12 +344,12 @@ export class SummaryWorker {
       const wanted = new Set(prepared.seqs)
       folded = evicted.filter((r) => wanted.has(r.seq))
       update = prepared.update
-      mode = 'llm'
+      mode = prepared.mode
     } else {
       const base = current ? parseSummary(current.content, now) : emptySummary()
       const exchanges = sessionExchanges(toCanonical(evicted, format))
       update = updateSummary({ doc: base, exchanges, now, budgetTokens: settings.summaryBudget, counter })
-      mode = settings.mode === 'llm' ? 'llm-fallback' : 'rules'
+      mode = rulesMode(settings, evicted.length)
     }
 
     await this.opts.hooks?.beforeWrite?.({ tenantId, sessionId, trx, baseVersion: current?.version ?? 0 })
@@ -374,8 +380,7 @@ export class SummaryWorker {
 
     const rest = evicted.filter((r) => !seqs.includes(r.seq))
     const waiting = rest.length > 0 ? sessionExchanges(toCanonical(rest, format)).length : 0
-    if (waiting >= settings.batchSize) await release(trx, entry, this.id)
-    else await complete(trx, entry, this.id)
+    await finish(trx, entry, this.id, { waitingExchanges: waiting, batchSize: settings.batchSize })
     return { tenantId, sessionId, mode, written, folded: seqs.length, emergencyTruncated: update.emergencyTruncated, remaining: rest.length, budget: settings.summaryBudget }
   }
 
@@ -399,9 +404,26 @@ export class SummaryWorker {
     if (!res.text.trim()) throw new SummarizerError('empty', 'the summarizer returned nothing')
     const doc = parseSummary(res.text, now)
     if (SECTION_KEYS.every((k) => doc.sections[k].length === 0)) throw new SummarizerError('malformed', 'the summarizer returned no summary items')
-    // The hard budget and aging, whatever the model wrote.
+    // The hard budget and aging, whatever the model wrote. A model that overshot the
+    // budget failed to compress (seed 000): the system's truncation is an emergency.
     const update = ageSummary({ doc, now, budgetTokens: settings.summaryBudget, counter })
-    return { baseVersion: current?.version ?? 0, seqs: evicted.map((r) => r.seq), update }
+    const written = Math.ceil(counter.text(res.text) * counter.margin)
+    if (written > settings.summaryBudget) {
+      update.emergencyTruncated = true
+      this.log.warn({ tenantId, sessionId, tokens: written, budget: settings.summaryBudget }, 'the summarizer overshot the summary budget')
+    }
+    return { baseVersion: current?.version ?? 0, seqs: evicted.map((r) => r.seq), update, mode: 'llm' }
+  }
+
+  /** rules mode (and llm fallback), outside any transaction: updateSummary() over a snapshot. */
+  private async prepareRules(entry: QueueEntry, settings: SessionSettings, now: number): Promise<Prepared> {
+    const { tenantId, sessionId } = entry
+    const current = await latestSummary(this.db, tenantId, sessionId)
+    const evicted = await messagesWithStatus(this.db, tenantId, sessionId, 'evicted')
+    const base = current ? parseSummary(current.content, now) : emptySummary()
+    const exchanges = sessionExchanges(toCanonical(evicted, settings.format ?? 'openai'))
+    const update = updateSummary({ doc: base, exchanges, now, budgetTokens: settings.summaryBudget, counter: counterFor(this.config, settings) })
+    return { baseVersion: current?.version ?? 0, seqs: evicted.map((r) => r.seq), update, mode: rulesMode(settings, evicted.length) }
   }
 }
 
@@ -409,6 +431,12 @@ interface Prepared {
   baseVersion: number
   seqs: number[]
   update: SummaryUpdate
+  mode: UpdateOutcome['mode']
+}
+
+/** An llm session's rules update is a fallback, except aging alone (nothing new to summarise), which rules do exactly. */
+function rulesMode(settings: SessionSettings, evicted: number): UpdateOutcome['mode'] {
+  return settings.mode === 'llm' && evicted > 0 ? 'llm-fallback' : 'rules'
 }
 
 function counterFor(config: Config, settings: SessionSettings): TokenCounter {
