@@ -293,6 +293,7 @@ const continuationResponse = z
     version: z.int().describe('Summary version it was read from.'),
     updatedAt: z.string().nullable().describe('When that version was written.'),
     stale: z.boolean().describe('True when evicted messages are not folded in yet.'),
+    degraded: z.boolean().describe('True when the database could not be read and this comes from the last summary this process saw.'),
     currentTask: z.string().describe('The task being worked on (the latest meaningful request).'),
     completedSteps: z.array(z.string()).describe('Steps already done.'),
     pendingSteps: z.array(z.string()).describe('Steps remaining.'),
@@ -307,6 +308,7 @@ const continuationResponse = z
       version: 3,
       updatedAt: '2026-11-22T13:23:20.601Z',
       stale: false,
+      degraded: false,
       currentTask: 'Fix the failing test in src/db.ts',
       completedSteps: ['Fix the failing test in src/db.ts'],
       pendingSteps: [],
@@ -389,7 +391,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
       summary: 'The current rolling summary (never waits on a running update)',
       description: `Reads the last committed version without locks. When the database is unreachable, returns the last summary this process saw with \`stale\` and \`degraded\` true; failing that, the placeholder "${SUMMARY_UNAVAILABLE}" with status 503.`,
       params,
-      response: { 200: summarySchema, 503: summarySchema, ...errors },
+      response: { ...errors, 200: summarySchema, 503: summarySchema },
     },
     handler: async (req, reply) => {
       const { status, view } = await app.sessions.getSummary(req.tenant.tenantId, req.params.id)

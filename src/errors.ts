@@ -52,4 +52,5 @@ export const standardErrorResponses = {
   413: errorResponseSchema,
   429: errorResponseSchema,
   500: errorResponseSchema,
+  503: errorResponseSchema,
 } as const

@@ -361,6 +361,19 @@ for (const backend of BACKENDS) {
     t.ok(cont.completedSteps.length > 0)
     t.match(cont.prompt, /^\[Previous Session Context\]\nCurrent task: .+\nCompleted: .+\nPending: .*\nKey decisions: .*\nRelevant files: .*src\/module0\.ts/)
     t.equal((await app.inject({ method: 'GET', url: '/sessions/nope/context' })).statusCode, 404)
+
+    // Timestamps sent for aging do not reach the provider (OpenAI refuses unknown fields).
+    await append(app, 'ctx', exchange(7, { at: Date.now() }))
+    for (const format of ['openai', 'anthropic'] as const) {
+      const dated = (await app.inject({ method: 'GET', url: `/sessions/ctx/context?format=${format}&budget=100000` })).json()
+      t.ok(JSON.stringify(dated.messages).includes('src/module7.ts'), `${format}: the dated exchange is there`)
+      t.notOk(
+        dated.messages.some((m: object) => 'timestamp' in m),
+        `${format}: without the timestamp field`,
+      )
+    }
+    const stored = await statuses(app, 'ctx')
+    t.ok((stored.at(-1)!.raw as { timestamp?: string }).timestamp, 'the stored message keeps it')
   })
 }
 
@@ -461,9 +474,29 @@ t.test('postgres: when the database is unreachable the last summary seen is serv
   t.equal(none.statusCode, 503)
   t.equal(none.json().content, SUMMARY_UNAVAILABLE, "seed 000's placeholder")
 
+  const cont = await app.inject({ method: 'GET', url: '/sessions/seen/continuation' })
+  t.equal(cont.statusCode, 200, 'continuation from the summary seen')
+  t.match(cont.json(), { version: 1, stale: true, degraded: true })
+  t.match(cont.json().currentTask, /Fix the failing test/)
+  const noCont = await app.inject({ method: 'GET', url: '/sessions/unseen/continuation' })
+  t.equal(noCont.statusCode, 503)
+  t.match(noCont.json(), { error: 'summary_unavailable' })
+  // Everything else that needs the database: a clear, retryable 503 (never a 500, nothing half-written).
+  for (const [method, url, payload] of [
+    ['GET', '/sessions/seen', undefined],
+    ['GET', '/sessions/seen/context', undefined],
+    ['POST', '/sessions/seen/messages', { messages: exchange(9) }],
+  ] as const) {
+    const res = await app.inject({ method, url, payload })
+    t.equal(res.statusCode, 503, `${method} ${url}: ${res.body.slice(0, 200)}`)
+    t.match(res.json(), { error: 'database_unavailable' })
+    t.equal(res.headers['retry-after'], '5')
+  }
+
   await admin.query(`alter database ${name} allow_connections true`)
   await sleep(50)
   t.equal((await app.inject({ method: 'GET', url: '/sessions/unseen/summary' })).statusCode, 200, 'back to normal with the database')
+  t.equal((await statuses(app, 'seen')).length, 18, 'the refused append stored nothing')
 })
 
 t.test('the stored summary round-trips through its parser', async (t) => {

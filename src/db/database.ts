@@ -109,3 +109,20 @@ function isAlive(pid: number): boolean {
     return (err as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
+
+const UNAVAILABLE_NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH'])
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not currently accepting connections|driver has already been destroyed|Client has encountered a connection error|the database system is (starting up|shutting down)/i
+
+/**
+ * Whether `err` says the database cannot be reached now (down, restarting, refusing
+ * connections, connection lost), as opposed to a bad query: the API answers 503 then.
+ * SQLSTATE classes 08 (connection exception) and 57P (operator intervention), and
+ * 53300 (too many connections).
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null
+  if (!e || typeof e !== 'object') return false
+  const code = typeof e.code === 'string' ? e.code : ''
+  if (UNAVAILABLE_NET_CODES.has(code) || code.startsWith('08') || code.startsWith('57P') || code === '53300') return true
+  return typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)
+}

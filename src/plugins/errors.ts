@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
+import { isDatabaseUnavailable } from '../db/database.ts'
 import { ApiError, type ErrorIssue } from '../errors.ts'
 import { MessageFormatError } from '../engine/messages/errors.ts'
 import { CompactionError } from '../engine/compaction/compact.ts'
@@ -95,6 +96,15 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
         return reply.code(429).send({ error: 'rate_limited', message: err.message, requestId })
       }
       return reply.code(status).send({ error: (err.code ?? 'bad_request').toLowerCase(), message: err.message, requestId })
+    }
+    if (isDatabaseUnavailable(err)) {
+      req.log.warn({ err: { message: err.message, code: err.code } }, 'database unavailable')
+      return reply
+        .code(503)
+        .header('retry-after', '5')
+        // Plain JSON: a route may document its own 503 body (GET /summary's placeholder).
+        .serializer(JSON.stringify)
+        .send({ error: 'database_unavailable', message: 'the database is unreachable right now; retry shortly', requestId })
     }
     req.log.error({ err }, 'unhandled error')
     return reply.code(500).send({ error: 'internal_error', message: 'internal server error', requestId })

@@ -208,6 +208,7 @@ export interface ContinuationResult extends Continuation {
   version: number
   updatedAt: string | null
   stale: boolean
+  degraded: boolean
   prompt: string
 }
 
@@ -498,10 +499,10 @@ export class SessionService {
   // What to send now
 
   async continuation(tenantId: string, sessionId: string, now: number = Date.now()): Promise<ContinuationResult> {
-    const { view } = await this.getSummary(tenantId, sessionId)
-    const doc = parseSummary(view.content === SUMMARY_UNAVAILABLE ? '' : view.content, now)
-    const c = continuationOf(doc)
-    return { sessionId, version: view.version, updatedAt: view.updatedAt, stale: view.stale, ...c, prompt: renderContinuationPrompt(c) }
+    const { status, view } = await this.getSummary(tenantId, sessionId)
+    if (status === 503) throw new ApiError(503, 'summary_unavailable', `${SUMMARY_UNAVAILABLE}: the database is unreachable and this process has not seen the session's summary; retry shortly`)
+    const c = continuationOf(parseSummary(view.content, now))
+    return { sessionId, version: view.version, updatedAt: view.updatedAt, stale: view.stale, degraded: view.degraded, ...c, prompt: renderContinuationPrompt(c) }
   }
 
   /**
@@ -571,10 +572,22 @@ export class SessionService {
       strategy: result.strategy,
       summaryVersion: snap.summary?.version ?? 0,
       stale: snap.evicted > 0,
-      messages: serialized.messages,
+      messages: serialized.messages.map((m) => withoutTimestamps(m, format)),
       ...(serialized.system !== undefined ? { system: serialized.system } : {}),
     }
   }
+}
+
+/**
+ * A message as the provider accepts it: without the `timestamp` (and, outside the AI SDK
+ * format, `createdAt`) that sessions take for aging. OpenAI's API refuses unknown fields.
+ */
+function withoutTimestamps(m: unknown, format: MessageFormat): unknown {
+  if (!m || typeof m !== 'object' || Array.isArray(m)) return m
+  const o = m as Record<string, unknown>
+  const drop = (k: string) => k === 'timestamp' || (k === 'createdAt' && format !== 'ai-sdk')
+  if (!Object.keys(o).some(drop)) return m
+  return Object.fromEntries(Object.entries(o).filter(([k]) => !drop(k)))
 }
 
 // ---------------------------------------------------------------------------
