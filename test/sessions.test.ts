@@ -88,9 +88,26 @@ for (const backend of BACKENDS) {
       t.same(splitPairs(evicted), [], `append ${i}: so does the evicted part`)
       t.ok(res.windowMessages <= 5 || window.length === res.windowMessages, 'counters match the rows')
       t.same(findPairingProblems(parseConversation(window, { format: 'openai' }).messages), [])
-      t.equal(res.evictedAwaitingSummary, evicted.length)
+      t.equal(res.evictedAwaitingSummary, all.filter((r) => r.status === 'evicted').length)
+      t.equal(res.messageCount, all.length, 'messageCount is every stored message')
+      const tokenRows = await app.db.selectFrom('session_messages').select(['tokens']).where('session_id', '=', 'win').where('status', '=', 'window').execute()
+      t.equal(res.windowTokens, tokenRows.reduce((n, r) => n + r.tokens, 0), 'windowTokens matches the rows')
+      if (i % 3 === 2) await app.summaryWorker.runOnce() // some folded, some awaiting
     }
     t.ok(queued, 'an update was queued once a batch of exchanges was evicted')
+    const byStatus = await statuses(app, 'win')
+    const g = (await app.inject({ method: 'GET', url: '/sessions/win' })).json()
+    t.match(
+      g,
+      {
+        messageCount: byStatus.length,
+        windowMessages: byStatus.filter((r) => r.status === 'window').length,
+        evictedAwaitingSummary: byStatus.filter((r) => r.status === 'evicted').length,
+        summarizedMessages: byStatus.filter((r) => r.status === 'summarized').length,
+      },
+      'GET /sessions/:id counters match the rows by status',
+    )
+    t.ok(g.summarizedMessages > 0, 'some messages were folded')
     const s = (await app.inject({ method: 'GET', url: '/sessions/win' })).json()
     t.ok(s.windowMessages <= 5 || s.windowTokens > 400, 'the window is within its limits unless one unit exceeds them')
     t.equal(s.messageCount, s.windowMessages + s.evictedAwaitingSummary + s.summarizedMessages)

@@ -89,6 +89,22 @@ export async function createSessionIfMissing(db: Db, tenantId: string, id: strin
   return Number(res.numInsertedOrUpdatedRows ?? 0) > 0
 }
 
+/**
+ * An append's first statement: creates the session when missing (with `settings`), else
+ * touches its updated_at, and locks the row FOR NO KEY UPDATE either way (an upsert that
+ * changes no key column takes that lock), returning the settings in force and the last
+ * seq. One round trip instead of insert + lock + max(seq) + touch.
+ */
+export async function upsertAndLockSession(trx: Transaction<Database>, tenantId: string, id: string, settings: SessionSettings): Promise<{ settings: SessionSettings; lastSeq: number }> {
+  const res = await sql<{ settings: unknown; last_seq: number | string }>`
+    insert into sessions as s (tenant_id, id, settings) values (${tenantId}, ${id}, ${JSON.stringify(settings)})
+    on conflict (tenant_id, id) do update set updated_at = now()
+    returning s.settings,
+      (select coalesce(max(m.seq), 0) from session_messages m where m.tenant_id = s.tenant_id and m.session_id = s.id) as last_seq`.execute(trx)
+  const r = res.rows[0]!
+  return { settings: resolveSettings(parseJson(r.settings)), lastSeq: Number(r.last_seq) }
+}
+
 export async function saveSettings(db: Db, tenantId: string, id: string, settings: SessionSettings): Promise<void> {
   await db
     .updateTable('sessions')
@@ -96,10 +112,6 @@ export async function saveSettings(db: Db, tenantId: string, id: string, setting
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .execute()
-}
-
-export async function touchSession(db: Db, tenantId: string, id: string): Promise<void> {
-  await db.updateTable('sessions').set({ updated_at: sql<Date>`now()` }).where('tenant_id', '=', tenantId).where('id', '=', id).execute()
 }
 
 /**
@@ -211,28 +223,64 @@ export interface MessageCounters {
 
 const SYSTEM_ROLES = ['system', 'developer']
 
+/**
+ * Reads only the unsummarised rows (the partial index): seqs run 1..n without gaps, so
+ * the total is the last seq, and the summarised messages are the rest. Cost does not
+ * grow with the session's history.
+ */
 export async function messageCounters(db: Db, tenantId: string, sessionId: string): Promise<MessageCounters> {
   const r = await db
     .selectFrom('session_messages')
     .select([
-      sql<number>`count(*)`.as('total'),
+      sql<number>`(select coalesce(max(seq), 0) from session_messages m where m.tenant_id = ${tenantId} and m.session_id = ${sessionId})`.as('total'),
       sql<number>`count(*) filter (where status = 'window' and role not in ('system', 'developer'))`.as('window'),
       sql<number>`coalesce(sum(tokens) filter (where status = 'window' and role not in ('system', 'developer')), 0)`.as('window_tokens'),
       sql<number>`count(*) filter (where status = 'window' and role in ('system', 'developer'))`.as('system'),
       sql<number>`count(*) filter (where status = 'evicted')`.as('evicted'),
-      sql<number>`count(*) filter (where status = 'summarized')`.as('summarized'),
     ])
     .where('tenant_id', '=', tenantId)
     .where('session_id', '=', sessionId)
+    .where('status', '<>', 'summarized')
     .executeTakeFirstOrThrow()
+  return countersOf(Number(r.total), Number(r.window), Number(r.window_tokens), Number(r.system), Number(r.evicted))
+}
+
+export function countersOf(total: number, window: number, windowTokens: number, system: number, evicted: number): MessageCounters {
   return {
-    messageCount: Number(r.total),
-    windowMessages: Number(r.window),
-    windowTokens: Number(r.window_tokens),
-    systemMessages: Number(r.system),
-    evictedAwaitingSummary: Number(r.evicted),
-    summarizedMessages: Number(r.summarized),
+    messageCount: total,
+    windowMessages: window,
+    windowTokens,
+    systemMessages: system,
+    evictedAwaitingSummary: evicted,
+    summarizedMessages: Math.max(0, total - window - system - evicted),
   }
+}
+
+/**
+ * An append's read, in one round trip: the window, and the oldest `evictedLimit`
+ * evicted messages awaiting summary (the backlog is bounded only by the workers).
+ */
+export async function windowAndEvicted(db: Db, tenantId: string, sessionId: string, evictedLimit: number): Promise<{ window: StoredMessage[]; evicted: StoredMessage[] }> {
+  const res = await sql<{ seq: number | string; raw: unknown; role: string; tokens: number; message_at: Date | string; status: SessionMessageStatus }>`
+    (select seq, raw, role, tokens, message_at, status from session_messages
+      where tenant_id = ${tenantId} and session_id = ${sessionId} and status = 'window')
+    union all
+    (select seq, raw, role, tokens, message_at, status from session_messages
+      where tenant_id = ${tenantId} and session_id = ${sessionId} and status = 'evicted' order by seq limit ${evictedLimit})
+    order by seq`.execute(db)
+  const window: StoredMessage[] = []
+  const evicted: StoredMessage[] = []
+  for (const r of res.rows) {
+    const m: StoredMessage = { seq: Number(r.seq), raw: parseJson(r.raw), role: r.role, tokens: r.tokens, messageAt: toDate(r.message_at), status: r.status }
+    ;(m.status === 'window' ? window : evicted).push(m)
+  }
+  return { window, evicted }
+}
+
+export async function countEvicted(db: Db, tenantId: string, sessionId: string): Promise<number> {
+  const r = await sql<{ n: number | string }>`
+    select count(*) as n from session_messages where tenant_id = ${tenantId} and session_id = ${sessionId} and status = 'evicted'`.execute(db)
+  return Number(r.rows[0]!.n)
 }
 
 export const isSystemRole = (role: string) => SYSTEM_ROLES.includes(role)

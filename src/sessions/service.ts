@@ -35,6 +35,8 @@ import { defaultCounter, modelFor, thresholdSettings } from '../services/estimat
 import { sessionExchanges } from './exchanges.ts'
 import { enqueue, PRIORITY_HIGH, PRIORITY_LOW, priorityName } from './queue.ts'
 import {
+  countEvicted,
+  countersOf,
   createSessionIfMissing,
   defaultSettings,
   deleteSession,
@@ -54,7 +56,8 @@ import {
   setStatus,
   storeIdempotentResponse,
   toCanonical,
-  touchSession,
+  upsertAndLockSession,
+  windowAndEvicted,
   type MessageCounters,
   type SessionSettings,
   type StoredMessage,
@@ -328,8 +331,7 @@ export class SessionService {
 
     let queued: 'new' | 'merged' | undefined
     const out = await this.db.transaction().execute(async (trx) => {
-      await createSessionIfMissing(trx, tenantId, sessionId, { ...defaultSettings(), format })
-      const session = (await lockSession(trx, tenantId, sessionId))!
+      const session = await upsertAndLockSession(trx, tenantId, sessionId, { ...defaultSettings(), format })
       if (idempotencyKey !== undefined) {
         const stored = await findIdempotentResponse(trx, tenantId, sessionId, idempotencyKey)
         if (stored) {
@@ -354,42 +356,45 @@ export class SessionService {
         ])
       }
       const counter = this.counterFor(settings)
-      const afterSeq = await maxSeq(trx, tenantId, sessionId)
-      const seqs = await insertMessages(
-        trx,
-        tenantId,
-        sessionId,
-        format,
-        afterSeq,
-        parsed.map((m) => ({ raw: m.raw, role: m.role, tokens: messageTokens(m, counter), messageAt: m.timestamp ? new Date(m.timestamp) : appendedAt })),
-      )
+      const before = await windowAndEvicted(trx, tenantId, sessionId, COUNT_EXCHANGES_UP_TO + 1)
+      const fresh = parsed.map((m) => ({ raw: m.raw, role: m.role, tokens: messageTokens(m, counter), messageAt: m.timestamp ? new Date(m.timestamp) : appendedAt }))
+      const seqs = await insertMessages(trx, tenantId, sessionId, format, session.lastSeq, fresh)
 
-      // Evict from the window's oldest end, a whole unit at a time; the newest unit stays.
-      const window = (await messagesWithStatus(trx, tenantId, sessionId, 'window')).filter((r) => !isSystemRole(r.role))
+      // The window now (in memory: what was read plus what was inserted). Evict from its
+      // oldest end, a whole unit at a time; the newest unit stays. System messages stay.
+      const all = [...before.window, ...fresh.map((m, i): StoredMessage => ({ ...m, seq: seqs[i]!, status: 'window' }))]
+      const window = all.filter((r) => !isSystemRole(r.role))
       const units = computeUnits(toCanonical(window, format))
       let count = window.length
       let tokens = window.reduce((n, r) => n + r.tokens, 0)
-      const evictSeqs: number[] = []
+      const evictedNow: StoredMessage[] = []
       for (let u = 0; u < units.length - 1 && (count > settings.windowMessages || tokens > settings.windowTokens); u++) {
         for (let i = units[u]!.start; i <= units[u]!.end; i++) {
-          evictSeqs.push(window[i]!.seq)
+          evictedNow.push(window[i]!)
           count--
           tokens -= window[i]!.tokens
         }
       }
-      if (evictSeqs.length) await setStatus(trx, tenantId, sessionId, evictSeqs, 'window', 'evicted')
-
-      const counters = await messageCounters(trx, tenantId, sessionId)
-      let exchanges = 0
-      if (counters.evictedAwaitingSummary > 0) {
-        exchanges =
-          counters.evictedAwaitingSummary > COUNT_EXCHANGES_UP_TO
-            ? Number.MAX_SAFE_INTEGER
-            : sessionExchanges(toCanonical(await messagesWithStatus(trx, tenantId, sessionId, 'evicted'), format)).length
+      if (evictedNow.length) {
+        await setStatus(
+          trx,
+          tenantId,
+          sessionId,
+          evictedNow.map((r) => r.seq),
+          'window',
+          'evicted',
+        )
       }
-      const updateQueued = evictSeqs.length > 0 && exchanges >= settings.batchSize
+
+      const backlogTruncated = before.evicted.length > COUNT_EXCHANGES_UP_TO
+      const evictedTotal = (backlogTruncated ? await countEvicted(trx, tenantId, sessionId) : before.evicted.length) + evictedNow.length
+      const counters = countersOf(session.lastSeq + seqs.length, count, tokens, all.length - window.length, evictedTotal)
+      let exchanges = 0
+      if (evictedTotal > 0) {
+        exchanges = backlogTruncated || evictedTotal > COUNT_EXCHANGES_UP_TO ? Number.MAX_SAFE_INTEGER : sessionExchanges(toCanonical([...before.evicted, ...evictedNow], format)).length
+      }
+      const updateQueued = evictedNow.length > 0 && exchanges >= settings.batchSize
       if (updateQueued) queued = await enqueue(trx, tenantId, sessionId, PRIORITY_LOW)
-      await touchSession(trx, tenantId, sessionId)
 
       const result: AppendResult = {
         sessionId,
@@ -399,7 +404,7 @@ export class SessionService {
         messageCount: counters.messageCount,
         windowMessages: counters.windowMessages,
         windowTokens: counters.windowTokens,
-        evicted: evictSeqs.length,
+        evicted: evictedNow.length,
         evictedAwaitingSummary: counters.evictedAwaitingSummary,
         evictedExchangesAwaitingSummary: Math.min(exchanges, counters.evictedAwaitingSummary),
         updateQueued,
