@@ -91,6 +91,10 @@ export const configSchema = z.object({
   WORKER_RETRY_BASE_MS: int(1_000, 1),
   /** Every summary is re-aged this often even without new messages, in ms (default one day). */
   DAILY_AGING_MS: int(86_400_000, 1_000),
+  /** An Idempotency-Key is honoured this long; the daily job deletes older ones (default one day). */
+  IDEMPOTENCY_TTL_MS: int(86_400_000, 1_000),
+  /** Finished summary_update_runs audit rows are kept this long (default 7 days). */
+  RUN_HISTORY_MS: int(7 * 86_400_000, 1_000),
 })
 
 export type Config = z.infer<typeof configSchema>

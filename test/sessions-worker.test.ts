@@ -139,6 +139,31 @@ t.test('aging with controlled timestamps: Session → Yesterday → This Week �
   )
 })
 
+t.test('the daily job deletes expired Idempotency-Keys and old audit rows, and keeps fresh ones', async (t) => {
+  const { app } = await buildTestApp(t, { backend: await defaultBackend() })
+  const worker = new SummaryWorker({ db: app.db, config: app.config, log: silent })
+  const post = (key: string, i: number) => app.inject({ method: 'POST', url: '/sessions/ttl/messages', payload: { messages: exchange(i) }, headers: { 'idempotency-key': key } })
+  await app.inject({ method: 'PUT', url: '/sessions/ttl', payload: { windowMessages: 4, batchSize: 1 } })
+  t.equal((await post('old', 0)).statusCode, 200)
+  t.equal((await post('new', 1)).statusCode, 200)
+  await worker.runOnce()
+  await post('x', 2)
+  await worker.runOnce()
+  await sql`update idempotency_keys set created_at = now() - interval '25 hours' where key = 'old'`.execute(app.db)
+  await sql`update summary_update_runs set finished_at = now() - interval '8 days', started_at = now() - interval '8 days' where to_version = 1`.execute(app.db)
+  const runsBefore = Number((await sql<{ n: number }>`select count(*) as n from summary_update_runs`.execute(app.db)).rows[0]!.n)
+  await worker.runDailyAging()
+  const keys = (await app.db.selectFrom('idempotency_keys').select('key').orderBy('key').execute()).map((r) => r.key)
+  t.same(keys, ['new', 'x'], 'the key past IDEMPOTENCY_TTL_MS (24 h) is gone, fresh ones stay')
+  const runsAfter = Number((await sql<{ n: number }>`select count(*) as n from summary_update_runs`.execute(app.db)).rows[0]!.n)
+  t.equal(runsAfter, runsBefore - 1, 'the run finished 8 days ago is gone (RUN_HISTORY_MS: 7 days)')
+  const replay = await post('new', 1)
+  t.equal(replay.headers['idempotent-replayed'], 'true', 'a fresh key still replays')
+  const again = await post('old', 0)
+  t.equal(again.statusCode, 200)
+  t.not(again.headers['idempotent-replayed'], 'true', 'an expired key appends again')
+})
+
 for (const backend of BACKENDS) {
   const skip = backend === 'postgres' && !pgOk ? POSTGRES_SKIP_REASON : false
 

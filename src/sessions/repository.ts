@@ -423,3 +423,118 @@ export function toDate(v: Date | string): Date {
 export function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505'
 }
+
+/** The daily job's clean-up: Idempotency-Keys past their TTL and old finished update runs. */
+export async function purgeExpired(db: Db, opts: { idempotencyTtlMs: number; runHistoryMs: number }): Promise<{ idempotencyKeys: number; runs: number }> {
+  const keys = await sql`delete from idempotency_keys where created_at < now() - ${opts.idempotencyTtlMs}::float8 * interval '1 millisecond'`.execute(db)
+  const runs = await sql`
+    delete from summary_update_runs
+    where finished_at is not null and finished_at < now() - ${opts.runHistoryMs}::float8 * interval '1 millisecond'`.execute(db)
+  return { idempotencyKeys: Number(keys.numAffectedRows ?? 0), runs: Number(runs.numAffectedRows ?? 0) }
+}
+
+// ---------------------------------------------------------------------------
+// Background updates (src/sessions/worker.ts): few round trips, since each costs the
+// event loop a system call or two, and the API shares it.
+
+/** What an update computes from, read outside any transaction in one round trip. */
+export interface UpdateSnapshot {
+  settings: SessionSettings
+  summary: { version: number; content: string } | undefined
+  evicted: StoredMessage[]
+}
+
+export async function readUpdateSnapshot(db: Db, tenantId: string, sessionId: string): Promise<UpdateSnapshot | undefined> {
+  const res = await sql<{ settings: unknown; version: number | null; content: string | null; evicted: unknown }>`
+    select s.settings, v.version, v.content,
+      (select coalesce(json_agg(json_build_object('seq', m.seq, 'raw', m.raw, 'role', m.role, 'tokens', m.tokens, 'message_at', m.message_at) order by m.seq), '[]'::json)
+        from session_messages m where m.tenant_id = s.tenant_id and m.session_id = s.id and m.status = 'evicted') as evicted
+    from sessions s
+    left join lateral (
+      select version, content from session_summaries x
+      where x.tenant_id = s.tenant_id and x.session_id = s.id order by version desc limit 1
+    ) v on true
+    where s.tenant_id = ${tenantId} and s.id = ${sessionId}`.execute(db)
+  const r = res.rows[0]
+  if (!r) return undefined
+  const evicted = (parseJson(r.evicted) as { seq: number; raw: unknown; role: string; tokens: number; message_at: string }[]).map(
+    (m): StoredMessage => ({ seq: Number(m.seq), raw: m.raw, role: m.role, tokens: m.tokens, messageAt: new Date(m.message_at), status: 'evicted' }),
+  )
+  return {
+    settings: resolveSettings(parseJson(r.settings)),
+    summary: r.version === null ? undefined : { version: Number(r.version), content: r.content ?? '' },
+    evicted,
+  }
+}
+
+/**
+ * An update's first statement: locks the session row (appends of the session wait;
+ * reads never do), inserts its summary_update_runs row (the partial unique index
+ * refuses a second unfinished run of the session), and returns the settings, the
+ * current version and the seqs of the evicted messages. Undefined when the session is
+ * gone. The version and seqs come from the statement's snapshot: after a wait for the
+ * lock they may predate what the lock holder committed, which the compare-and-set on
+ * the version and the status check in markFolded() catch.
+ */
+export async function beginUpdate(
+  trx: Transaction<Database>,
+  tenantId: string,
+  sessionId: string,
+  worker: string,
+): Promise<{ runId: string; settings: SessionSettings; version: number; evictedSeqs: number[] } | undefined> {
+  const res = await sql<{ run_id: string; settings: unknown; version: number | string; evicted: (number | string)[] | string }>`
+    with locked as (
+      select tenant_id, id, settings from sessions where tenant_id = ${tenantId} and id = ${sessionId} for no key update
+    ), run as (
+      insert into summary_update_runs (tenant_id, session_id, worker) select tenant_id, id, ${worker} from locked returning id
+    )
+    select run.id as run_id, locked.settings,
+      (select coalesce(max(version), 0) from session_summaries v where v.tenant_id = ${tenantId} and v.session_id = ${sessionId}) as version,
+      (select coalesce(array_agg(seq order by seq), '{}') from session_messages m
+        where m.tenant_id = ${tenantId} and m.session_id = ${sessionId} and m.status = 'evicted') as evicted
+    from locked, run`.execute(trx)
+  const r = res.rows[0]
+  if (!r) return undefined
+  const seqs = typeof r.evicted === 'string' ? (r.evicted.replace(/[{}]/g, '') ? r.evicted.replace(/[{}]/g, '').split(',') : []) : r.evicted
+  return { runId: r.run_id, settings: resolveSettings(parseJson(r.settings)), version: Number(r.version), evictedSeqs: seqs.map(Number) }
+}
+
+/**
+ * An update's last write: marks the folded messages summarized (only those still
+ * evicted) and finishes its run row, in one statement. Returns how many changed.
+ */
+export async function markFolded(
+  trx: Transaction<Database>,
+  tenantId: string,
+  sessionId: string,
+  run: { id: string; mode: string; fromVersion: number; toVersion: number; seqs: readonly number[] },
+): Promise<number> {
+  const seqs = `{${run.seqs.join(',')}}`
+  const res = await sql<{ changed: number | string }>`
+    with folded as (
+      update session_messages set status = 'summarized'
+      where tenant_id = ${tenantId} and session_id = ${sessionId} and seq = any(${seqs}::bigint[]) and status = 'evicted'
+      returning seq
+    ), finished as (
+      update summary_update_runs set finished_at = clock_timestamp(), mode = ${run.mode},
+        from_version = ${run.fromVersion}, to_version = ${run.toVersion},
+        folded_from_seq = ${run.seqs[0] ?? null}, folded_to_seq = ${run.seqs.at(-1) ?? null}, folded_messages = ${run.seqs.length}
+      where id = ${run.id}
+    )
+    select count(*) as changed from folded`.execute(trx)
+  return Number(res.rows[0]!.changed)
+}
+
+/** Messages by seq (an update's look at evictions newer than its snapshot). */
+export async function messagesBySeq(db: Db, tenantId: string, sessionId: string, seqs: readonly number[]): Promise<StoredMessage[]> {
+  if (seqs.length === 0) return []
+  const rows = await db
+    .selectFrom('session_messages')
+    .select(['seq', 'raw', 'role', 'tokens', 'message_at', 'status'])
+    .where('tenant_id', '=', tenantId)
+    .where('session_id', '=', sessionId)
+    .where('seq', 'in', [...seqs])
+    .orderBy('seq')
+    .execute()
+  return rows.map((r) => ({ seq: Number(r.seq), raw: parseJson(r.raw), role: r.role, tokens: r.tokens, messageAt: toDate(r.message_at), status: r.status }))
+}

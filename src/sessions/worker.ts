@@ -55,16 +55,19 @@ import { defaultCounter, modelFor } from '../services/estimate.ts'
 import { sessionExchanges } from './exchanges.ts'
 import { claim, claimDailyAging, enqueueAgingForAll, fail, finish, renewLease, type QueueEntry } from './queue.ts'
 import {
-  getSession,
+  beginUpdate,
   insertSummaryVersion,
   isUniqueViolation,
   latestSummary,
-  lockSession,
+  markFolded,
+  messagesBySeq,
   messagesWithStatus,
-  setStatus,
+  purgeExpired,
+  readUpdateSnapshot,
   toCanonical,
   type SessionSettings,
   type StoredSummary,
+  type UpdateSnapshot,
 } from './repository.ts'
 
 /** System prompt of the llm mode's background agent (the task itself is BACKGROUND_AGENT_PROMPT). */
@@ -114,6 +117,7 @@ export interface UpdateOutcome {
   remaining: number
   /** The session's summary budget, in tokens. */
   budget?: number
+  settings?: SessionSettings
 }
 
 class SnapshotChanged extends Error {}
@@ -220,11 +224,15 @@ export class SummaryWorker {
     return n
   }
 
-  /** Queues an aging update for every session with a summary (the daily job, forced). */
+  /**
+   * The daily job, forced: queues an aging update for every session with a summary, and
+   * deletes expired Idempotency-Keys and old audit rows of finished updates.
+   */
   async runDailyAging(): Promise<number> {
     const n = await enqueueAgingForAll(this.db)
     if (n > 0) this.opts.metrics?.updatesQueued.inc({ priority: 'aging', outcome: 'new' }, n)
-    this.log.info({ sessions: n, worker: this.id }, 'daily aging: summaries queued for re-aging')
+    const purged = await purgeExpired(this.db, { idempotencyTtlMs: this.config.IDEMPOTENCY_TTL_MS, runHistoryMs: this.config.RUN_HISTORY_MS })
+    this.log.info({ sessions: n, purged, worker: this.id }, 'daily aging: summaries queued for re-aging')
     return n
   }
 
@@ -294,24 +302,30 @@ export class SummaryWorker {
   /** The update of one session (see the module comment). */
   async update(entry: QueueEntry): Promise<UpdateOutcome> {
     const { tenantId, sessionId } = entry
-    const session = await getSession(this.db, tenantId, sessionId)
-    if (!session) return { tenantId, sessionId, skipped: 'deleted', mode: 'rules', folded: 0, emergencyTruncated: false, remaining: 0 }
+    const deleted: UpdateOutcome = { tenantId, sessionId, skipped: 'deleted', mode: 'rules', folded: 0, emergencyTruncated: false, remaining: 0 }
     const now = this.now()
     let llmCalls = 0
+    let llmSession = false
     for (let attempt = 0; ; attempt++) {
       let prepared: Prepared | undefined
-      if (session.settings.mode === 'llm' && llmCalls < LLM_CALLS) {
-        llmCalls++
-        prepared = await this.prepareLlm(entry, session.settings, now).catch((err) => {
-          this.log.warn({ tenantId, sessionId, err: brief(err) }, 'llm summary failed: falling back to rules')
-          llmCalls = LLM_CALLS
-          return undefined
-        })
+      if (attempt < SNAPSHOT_TRIES || (llmSession && llmCalls < LLM_CALLS)) {
+        const snap = await readUpdateSnapshot(this.db, tenantId, sessionId)
+        if (!snap) return deleted
+        llmSession = snap.settings.mode === 'llm'
+        // Aging alone (nothing evicted) is exact by rules, with no model call.
+        if (snap.settings.mode === 'llm' && snap.evicted.length > 0 && llmCalls < LLM_CALLS) {
+          llmCalls++
+          prepared = await this.prepareLlm(snap, now).catch((err) => {
+            this.log.warn({ tenantId, sessionId, err: brief(err) }, 'llm summary failed: falling back to rules')
+            llmCalls = LLM_CALLS
+            return undefined
+          })
+        }
+        if (!prepared && attempt < SNAPSHOT_TRIES) prepared = this.prepareRules(snap, now)
       }
-      if (!prepared && attempt < SNAPSHOT_TRIES) prepared = await this.prepareRules(entry, session.settings, now)
       try {
         const outcome = await this.db.transaction().execute((trx) => this.commit(trx, entry, prepared, now))
-        if (outcome.written && !outcome.skipped) this.opts.onSummaryWritten?.(tenantId, sessionId, session.settings, outcome.written, outcome.remaining)
+        if (outcome.written && !outcome.skipped) this.opts.onSummaryWritten?.(tenantId, sessionId, outcome.settings!, outcome.written, outcome.remaining)
         return outcome
       } catch (err) {
         if ((err instanceof SnapshotChanged || isUniqueViolation(err)) && attempt < CAS_RETRIES) continue
@@ -322,79 +336,59 @@ export class SummaryWorker {
 
   private async commit(trx: Transaction<Database>, entry: QueueEntry, prepared: Prepared | undefined, now: number): Promise<UpdateOutcome> {
     const { tenantId, sessionId } = entry
-    const session = await lockSession(trx, tenantId, sessionId)
-    if (!session) return { tenantId, sessionId, skipped: 'deleted', mode: 'rules', folded: 0, emergencyTruncated: false, remaining: 0 }
-    const { settings } = session
+    const begun = await beginUpdate(trx, tenantId, sessionId, this.id)
+    if (!begun) return { tenantId, sessionId, skipped: 'deleted', mode: 'rules', folded: 0, emergencyTruncated: false, remaining: 0 }
+    const { settings } = begun
     const format = settings.format ?? 'openai'
-    const counter = counterFor(this.config, settings)
-    const run = await trx
-      .insertInto('summary_update_runs')
-      .values({ tenant_id: tenantId, session_id: sessionId, worker: this.id })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    const current = await latestSummary(trx, tenantId, sessionId)
-    const evicted = await messagesWithStatus(trx, tenantId, sessionId, 'evicted')
 
     let update: SummaryUpdate
-    let folded = evicted
+    let foldedSeqs: number[]
     let mode: UpdateOutcome['mode']
+    let baseContent: string | undefined
     if (prepared) {
-      const present = new Set(evicted.map((r) => r.seq))
-      if (prepared.baseVersion !== (current?.version ?? 0) || !prepared.seqs.every((s) => present.has(s))) throw new SnapshotChanged()
-      const wanted = new Set(prepared.seqs)
-      folded = evicted.filter((r) => wanted.has(r.seq))
+      const present = new Set(begun.evictedSeqs)
+      if (prepared.baseVersion !== begun.version || !prepared.seqs.every((s) => present.has(s))) throw new SnapshotChanged()
+      foldedSeqs = prepared.seqs
       update = prepared.update
       mode = prepared.mode
+      baseContent = prepared.baseContent
     } else {
+      // Stale snapshots twice: compute under the lock, which always makes progress.
+      const current = await latestSummary(trx, tenantId, sessionId)
+      const evicted = await messagesWithStatus(trx, tenantId, sessionId, 'evicted')
+      if ((current?.version ?? 0) !== begun.version) throw new SnapshotChanged()
       const base = current ? parseSummary(current.content, now) : emptySummary()
-      const exchanges = sessionExchanges(toCanonical(evicted, format))
-      update = updateSummary({ doc: base, exchanges, now, budgetTokens: settings.summaryBudget, counter })
+      update = updateSummary({ doc: base, exchanges: sessionExchanges(toCanonical(evicted, format)), now, budgetTokens: settings.summaryBudget, counter: counterFor(this.config, settings) })
+      foldedSeqs = evicted.map((r) => r.seq)
       mode = rulesMode(settings, evicted.length)
+      baseContent = current?.content
     }
 
-    await this.opts.hooks?.beforeWrite?.({ tenantId, sessionId, trx, baseVersion: current?.version ?? 0 })
+    await this.opts.hooks?.beforeWrite?.({ tenantId, sessionId, trx, baseVersion: begun.version })
     let written: StoredSummary | undefined
-    if (current ? update.text !== current.content : folded.length > 0) {
+    if (baseContent !== undefined ? update.text !== baseContent : foldedSeqs.length > 0) {
       // The compare-and-set: a concurrent writer of this version makes this insert fail.
-      written = await insertSummaryVersion(trx, tenantId, sessionId, { version: (current?.version ?? 0) + 1, content: update.text, tokens: update.tokens, source: 'background' })
+      written = await insertSummaryVersion(trx, tenantId, sessionId, { version: begun.version + 1, content: update.text, tokens: update.tokens, source: 'background' })
     }
-    const seqs = folded.map((r) => r.seq)
-    if (seqs.length) {
-      const changed = await setStatus(trx, tenantId, sessionId, seqs, 'evicted', 'summarized')
-      if (changed !== seqs.length) throw new SnapshotChanged()
-    }
+    const changed = await markFolded(trx, tenantId, sessionId, { id: begun.runId, mode, fromVersion: begun.version, toVersion: written?.version ?? begun.version, seqs: foldedSeqs })
+    if (changed !== foldedSeqs.length) throw new SnapshotChanged()
     await this.opts.hooks?.beforeCommit?.({ tenantId, sessionId, trx })
-    await trx
-      .updateTable('summary_update_runs')
-      .set({
-        finished_at: sql<Date>`clock_timestamp()`,
-        mode,
-        from_version: current?.version ?? 0,
-        to_version: written?.version ?? current?.version ?? 0,
-        folded_from_seq: seqs[0] ?? null,
-        folded_to_seq: seqs.at(-1) ?? null,
-        folded_messages: seqs.length,
-      })
-      .where('id', '=', run.id)
-      .execute()
 
-    const rest = evicted.filter((r) => !seqs.includes(r.seq))
-    const waiting = rest.length > 0 ? sessionExchanges(toCanonical(rest, format)).length : 0
+    const folded = new Set(foldedSeqs)
+    const restSeqs = begun.evictedSeqs.filter((s) => !folded.has(s))
+    const waiting = restSeqs.length > 0 ? sessionExchanges(toCanonical(await messagesBySeq(trx, tenantId, sessionId, restSeqs), format)).length : 0
     await finish(trx, entry, this.id, { waitingExchanges: waiting, batchSize: settings.batchSize })
-    return { tenantId, sessionId, mode, written, folded: seqs.length, emergencyTruncated: update.emergencyTruncated, remaining: rest.length, budget: settings.summaryBudget }
+    return { tenantId, sessionId, mode, written, folded: foldedSeqs.length, emergencyTruncated: update.emergencyTruncated, remaining: restSeqs.length, budget: settings.summaryBudget, settings }
   }
 
-  /** llm mode, outside any transaction: the background agent's document for the current snapshot. */
-  private async prepareLlm(entry: QueueEntry, settings: SessionSettings, now: number): Promise<Prepared | undefined> {
-    const { tenantId, sessionId } = entry
+  /** llm mode, outside any transaction: the background agent's document for the snapshot. */
+  private async prepareLlm(snap: UpdateSnapshot, now: number): Promise<Prepared> {
+    const { settings } = snap
     if (!this.opts.summarizers) throw new SummarizerError('unavailable', 'no summarizer configured')
     const client = this.opts.summarizers.get(settings.summarizer?.provider, settings.summarizer?.model)
     const counter = counterFor(this.config, settings)
-    const current = await latestSummary(this.db, tenantId, sessionId)
-    const evicted = await messagesWithStatus(this.db, tenantId, sessionId, 'evicted')
-    if (evicted.length === 0) return undefined // aging only: rules do it exactly
-    const exchanges = sessionExchanges(toCanonical(evicted, settings.format ?? 'openai'))
-    const prompt = BACKGROUND_AGENT_PROMPT(current?.content ?? '', formatExchangesForPrompt(exchanges, counter), settings.summaryBudget)
+    const exchanges = sessionExchanges(toCanonical(snap.evicted, settings.format ?? 'openai'))
+    const prompt = BACKGROUND_AGENT_PROMPT(snap.summary?.content ?? '', formatExchangesForPrompt(exchanges, counter), settings.summaryBudget)
     const maxOutputTokens = Math.min(Math.ceil(settings.summaryBudget * 1.5) + 500, 32_000)
     if (client.countTokens(BACKGROUND_AGENT_SYSTEM + prompt) + maxOutputTokens > client.contextLimit) {
       throw new SummarizerError('context_overflow', `the update prompt does not fit ${client.model}'s context window`)
@@ -410,25 +404,25 @@ export class SummaryWorker {
     const written = Math.ceil(counter.text(res.text) * counter.margin)
     if (written > settings.summaryBudget) {
       update.emergencyTruncated = true
-      this.log.warn({ tenantId, sessionId, tokens: written, budget: settings.summaryBudget }, 'the summarizer overshot the summary budget')
+      this.log.warn({ tokens: written, budget: settings.summaryBudget }, 'the summarizer overshot the summary budget')
     }
-    return { baseVersion: current?.version ?? 0, seqs: evicted.map((r) => r.seq), update, mode: 'llm' }
+    return { baseVersion: snap.summary?.version ?? 0, baseContent: snap.summary?.content, seqs: snap.evicted.map((r) => r.seq), update, mode: 'llm' }
   }
 
-  /** rules mode (and llm fallback), outside any transaction: updateSummary() over a snapshot. */
-  private async prepareRules(entry: QueueEntry, settings: SessionSettings, now: number): Promise<Prepared> {
-    const { tenantId, sessionId } = entry
-    const current = await latestSummary(this.db, tenantId, sessionId)
-    const evicted = await messagesWithStatus(this.db, tenantId, sessionId, 'evicted')
-    const base = current ? parseSummary(current.content, now) : emptySummary()
-    const exchanges = sessionExchanges(toCanonical(evicted, settings.format ?? 'openai'))
+  /** rules mode (and the llm fallback), outside any transaction: updateSummary() over the snapshot. */
+  private prepareRules(snap: UpdateSnapshot, now: number): Prepared {
+    const { settings } = snap
+    const base = snap.summary ? parseSummary(snap.summary.content, now) : emptySummary()
+    const exchanges = sessionExchanges(toCanonical(snap.evicted, settings.format ?? 'openai'))
     const update = updateSummary({ doc: base, exchanges, now, budgetTokens: settings.summaryBudget, counter: counterFor(this.config, settings) })
-    return { baseVersion: current?.version ?? 0, seqs: evicted.map((r) => r.seq), update, mode: rulesMode(settings, evicted.length) }
+    return { baseVersion: snap.summary?.version ?? 0, baseContent: snap.summary?.content, seqs: snap.evicted.map((r) => r.seq), update, mode: rulesMode(settings, snap.evicted.length) }
   }
 }
 
 interface Prepared {
   baseVersion: number
+  /** The content of baseVersion (undefined when there was none). */
+  baseContent: string | undefined
   seqs: number[]
   update: SummaryUpdate
   mode: UpdateOutcome['mode']

@@ -23,6 +23,7 @@ import { testConfig } from '../../src/config.ts'
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts'
 import { createTestDatabase, postgresAvailable } from '../helpers/databases.ts'
 import { exchange } from '../helpers/session-conversations.ts'
+import { SummaryWorker } from '../../src/sessions/worker.ts'
 import { BENCH_DURATION_S } from './http.ts'
 
 const LOG_LEVEL = 'warn' as const
@@ -87,8 +88,8 @@ function shuffled<T>(xs: T[]): T[] {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 
-async function compactd(database: DatabaseHandle) {
-  const config = testConfig({ LOG_LEVEL, RATE_LIMIT_MAX: 1_000_000_000, WORKERS: 2, WORKER_POLL_MS: 250 })
+async function compactd(database: DatabaseHandle, workers = 2) {
+  const config = testConfig({ LOG_LEVEL, RATE_LIMIT_MAX: 1_000_000_000, WORKERS: workers, WORKER_POLL_MS: 250 })
   const app = await build({ config, database, logger: { level: LOG_LEVEL } })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const origin = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
@@ -127,13 +128,47 @@ async function seed(app: Awaited<ReturnType<typeof compactd>>['app'], database: 
   if (withSummary.rows[0]!.n !== ids.length) throw new Error(`seed: ${withSummary.rows[0]!.n} of ${ids.length} sessions have a summary`)
 }
 
+type Phase = 'idle' | 'busy' | 'busy-split'
+
 interface PhaseRow {
-  phase: 'idle' | 'busy'
+  phase: Phase
   fixed: ChildResult
   saturated: ChildResult
   appendsPerSec: number
   versionsWritten: number
   seconds: number
+}
+
+/** Workers for a phase: in this process (the same event loop as the API), or a separate worker node. */
+interface Workers {
+  stop(): Promise<void>
+}
+
+function inProcessWorkers(app: Awaited<ReturnType<typeof compactd>>['app']): Workers {
+  const worker = new SummaryWorker({ db: app.db, config: { ...app.config, WORKERS: 2 }, log: app.log })
+  worker.start()
+  return { stop: () => worker.stop() }
+}
+
+/** A second compactd process with WORKERS=2 on the same database: API nodes run WORKERS=0. */
+async function workerNode(databaseUrl: string): Promise<Workers> {
+  const port = 20_000 + Math.floor(Math.random() * 20_000)
+  const root = path.resolve(import.meta.dirname, '../..')
+  const env = { PATH: process.env.PATH!, DATABASE_URL: databaseUrl, WORKERS: '2', WORKER_POLL_MS: '250', PORT: String(port), LOG_LEVEL, RATE_LIMIT_MAX: '1000000000' }
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] })
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  for (let i = 0; ; i++) {
+    const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)
+    if (up) break
+    if (i > 300) throw new Error('the worker node did not start')
+    await sleep(100)
+  }
+  return {
+    stop: async () => {
+      child.kill('SIGTERM') // graceful: drains its running updates
+      await exited
+    },
+  }
 }
 
 export async function benchSessionSummaryReads(): Promise<void> {
@@ -142,10 +177,13 @@ export async function benchSessionSummaryReads(): Promise<void> {
     return
   }
   const database = await createTestDatabase('postgres')
-  const { app, origin } = await compactd(database)
+  // The API instance runs no workers of its own: each phase brings the workers it measures.
+  const { app, origin } = await compactd(database, 0)
   const ids = Array.from({ length: SESSIONS }, (_, i) => `bench-${i}`)
   const t0 = performance.now()
+  const seeding = inProcessWorkers(app)
   await seed(app, database, ids)
+  await seeding.stop()
   const seedS = (performance.now() - t0) / 1000
 
   const summaryPaths = shuffled(ids).map((id) => `/sessions/${id}/summary`)
@@ -153,36 +191,42 @@ export async function benchSessionSummaryReads(): Promise<void> {
   const appendBody = { messages: exchange(100, { padding: 8 }) }
   const read = (mode: 'fixed' | 'saturated') =>
     runChild({ origin, paths: summaryPaths, method: 'GET', connections: 10, duration: BENCH_DURATION_S, ...(mode === 'fixed' ? { overallRate: READ_RATE } : {}) })
+  const drain = async () => {
+    const w = inProcessWorkers(app)
+    while ((await pendingUpdates(database)) > 0) await sleep(200)
+    await w.stop()
+  }
 
   // Warm-up: both request kinds.
   await runChild({ origin, paths: summaryPaths, method: 'GET', connections: 10, duration: 2 })
   await runChild({ origin, paths: appendPaths, method: 'POST', body: appendBody, connections: 4, duration: 2, overallRate: APPEND_RATE })
-  while ((await pendingUpdates(database)) > 0) await sleep(200)
+  await drain()
 
   const rows: PhaseRow[] = []
   for (let r = 0; r < ROUNDS; r++) {
-    for (const phase of ['idle', 'busy'] as const) {
+    for (const phase of ['idle', 'busy', 'busy-split'] as const) {
+      const workers = phase === 'busy' ? inProcessWorkers(app) : phase === 'busy-split' ? await workerNode(database.url!) : undefined
       const before = await summaryVersions(database)
       const started = performance.now()
-      const stream =
-        phase === 'busy'
-          ? startStream({ origin, paths: appendPaths, method: 'POST', body: appendBody, connections: 4, duration: 4 * BENCH_DURATION_S, overallRate: APPEND_RATE })
-          : undefined
+      const stream = workers
+        ? startStream({ origin, paths: appendPaths, method: 'POST', body: appendBody, connections: 4, duration: 4 * BENCH_DURATION_S, overallRate: APPEND_RATE })
+        : undefined
       if (stream) await sleep(2_000) // the workers have updates in hand before reads start
       const fixed = await read('fixed')
       const saturated = await read('saturated')
       const streamed = await stream?.stop()
       const seconds = (performance.now() - started) / 1000
       const versionsWritten = (await summaryVersions(database)) - before
+      await workers?.stop()
       rows.push({ phase, fixed, saturated, appendsPerSec: streamed ? streamed.total / seconds : 0, versionsWritten, seconds })
-      // Settle: the next idle phase starts with an empty queue.
-      while ((await pendingUpdates(database)) > 0 || app.summaryWorker.running > 0) await sleep(200)
+      // Settle: the next phase starts with an empty queue.
+      await drain()
     }
   }
   await app.close()
   await database.close()
 
-  const avg = (phase: 'idle' | 'busy') => {
+  const avg = (phase: Phase) => {
     const rs = rows.filter((r) => r.phase === phase)
     return {
       fixedRps: mean(rs.map((r) => r.fixed.requestsPerSec)),
@@ -197,22 +241,24 @@ export async function benchSessionSummaryReads(): Promise<void> {
   }
   const idle = avg('idle')
   const busy = avg('busy')
+  const split = avg('busy-split')
   console.log(
     `\n## GET /sessions/:id/summary over ${SESSIONS} sessions (PostgreSQL), idle vs busy; ${ROUNDS} interleaved rounds of ${BENCH_DURATION_S} s runs, averaged\n`,
   )
-  console.log(`Seeding ${SESSIONS} sessions (8 exchanges each, summaries written by the workers): ${seedS.toFixed(1)} s. Busy: ${APPEND_RATE} appends/s offered (one 6-message exchange each), WORKERS=2.\n`)
-  console.log('| phase | reads at fixed rate: req/s | p50 ms | p99 ms | saturated (10 conns): req/s | p99 ms | appends/s | summary versions written/s | non-2xx |')
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+  console.log(`Seeding ${SESSIONS} sessions (8 exchanges each, summaries written by the workers): ${seedS.toFixed(1)} s. Busy: ${APPEND_RATE} appends/s offered (one 6-message exchange each) to the API instance, and 2 workers folding them.\n`)
+  console.log('| phase | reads at fixed rate: req/s | p50 ms | p99 ms | p99 vs idle | saturated (10 conns): req/s | p99 ms | appends/s | summary versions written/s | non-2xx |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
   for (const [name, p] of [
     ['idle (baseline)', idle],
-    ['busy', busy],
+    ['busy: workers in the API process', busy],
+    ['busy: workers in a separate worker node (API WORKERS=0)', split],
   ] as const) {
     console.log(
-      `| ${name} | ${p.fixedRps.toFixed(0)} | ${p.fixedP50.toFixed(1)} | ${p.fixedP99.toFixed(1)} | ${p.satRps.toFixed(0)} | ${p.satP99.toFixed(1)} | ${p.appendsPerSec.toFixed(1)} | ${p.updatesPerSec.toFixed(1)} | ${p.bad} |`,
+      `| ${name} | ${p.fixedRps.toFixed(0)} | ${p.fixedP50.toFixed(1)} | ${p.fixedP99.toFixed(1)} | ${(p.fixedP99 / idle.fixedP99).toFixed(2)} | ${p.satRps.toFixed(0)} | ${p.satP99.toFixed(1)} | ${p.appendsPerSec.toFixed(1)} | ${p.updatesPerSec.toFixed(1)} | ${p.bad} |`,
     )
   }
-  console.log(`\np99 busy/idle at ${READ_RATE} req/s offered: ${(busy.fixedP99 / idle.fixedP99).toFixed(2)} (goal <= 1.5)`)
-  console.log(`p99 busy/idle saturated: ${(busy.satP99 / idle.satP99).toFixed(2)}; req/s busy/idle saturated: ${(busy.satRps / idle.satRps).toFixed(2)}`)
+  console.log(`\np99 busy/idle at ${READ_RATE} req/s offered: ${(busy.fixedP99 / idle.fixedP99).toFixed(2)} with the workers in the API process, ${(split.fixedP99 / idle.fixedP99).toFixed(2)} with a separate worker node (goal <= 1.5)`)
+  console.log(`saturated: p99 busy/idle ${(busy.satP99 / idle.satP99).toFixed(2)} / ${(split.satP99 / idle.satP99).toFixed(2)}; req/s busy/idle ${(busy.satRps / idle.satRps).toFixed(2)} / ${(split.satRps / idle.satRps).toFixed(2)}`)
 }
 
 export async function benchSessionAppends(): Promise<void> {
