@@ -182,6 +182,11 @@ export async function insertMessages(db: Db, tenantId: string, sessionId: string
   return seqs
 }
 
+/** A session_messages row as read (seq may come back as a string: bigint). */
+function toStored(r: { seq: number | string; raw: unknown; role: string; tokens: number; message_at: Date | string; status: SessionMessageStatus }): StoredMessage {
+  return { seq: Number(r.seq), raw: parseJson(r.raw), role: r.role, tokens: r.tokens, messageAt: toDate(r.message_at), status: r.status }
+}
+
 export async function messagesWithStatus(db: Db, tenantId: string, sessionId: string, status: SessionMessageStatus, limit?: number): Promise<StoredMessage[]> {
   let q = db
     .selectFrom('session_messages')
@@ -192,7 +197,7 @@ export async function messagesWithStatus(db: Db, tenantId: string, sessionId: st
     .orderBy('seq')
   if (limit !== undefined) q = q.limit(limit)
   const rows = await q.execute()
-  return rows.map((r) => ({ seq: Number(r.seq), raw: parseJson(r.raw), role: r.role, tokens: r.tokens, messageAt: toDate(r.message_at), status: r.status }))
+  return rows.map(toStored)
 }
 
 /** Sets the status of the given messages, only where the current status is `from`. Returns how many changed. */
@@ -271,7 +276,7 @@ export async function windowAndEvicted(db: Db, tenantId: string, sessionId: stri
   const window: StoredMessage[] = []
   const evicted: StoredMessage[] = []
   for (const r of res.rows) {
-    const m: StoredMessage = { seq: Number(r.seq), raw: parseJson(r.raw), role: r.role, tokens: r.tokens, messageAt: toDate(r.message_at), status: r.status }
+    const m = toStored(r)
     ;(m.status === 'window' ? window : evicted).push(m)
   }
   return { window, evicted }
@@ -536,5 +541,5 @@ export async function messagesBySeq(db: Db, tenantId: string, sessionId: string,
     .where('seq', 'in', [...seqs])
     .orderBy('seq')
     .execute()
-  return rows.map((r) => ({ seq: Number(r.seq), raw: parseJson(r.raw), role: r.role, tokens: r.tokens, messageAt: toDate(r.message_at), status: r.status }))
+  return rows.map(toStored)
 }

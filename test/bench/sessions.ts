@@ -257,7 +257,9 @@ export async function benchSessionSummaryReads(): Promise<void> {
       `| ${name} | ${p.fixedRps.toFixed(0)} | ${p.fixedP50.toFixed(1)} | ${p.fixedP99.toFixed(1)} | ${(p.fixedP99 / idle.fixedP99).toFixed(2)} | ${p.satRps.toFixed(0)} | ${p.satP99.toFixed(1)} | ${p.appendsPerSec.toFixed(1)} | ${p.updatesPerSec.toFixed(1)} | ${p.bad} |`,
     )
   }
-  console.log(`\np99 busy/idle at ${READ_RATE} req/s offered: ${(busy.fixedP99 / idle.fixedP99).toFixed(2)} with the workers in the API process, ${(split.fixedP99 / idle.fixedP99).toFixed(2)} with a separate worker node (goal <= 1.5)`)
+  const perRound = (phase: Phase) => rows.filter((r) => r.phase === phase).map((r) => r.fixed.p99Ms).join(', ')
+  console.log(`\nfixed-rate p99 per round (ms): idle ${perRound('idle')}; busy ${perRound('busy')}; busy, worker node ${perRound('busy-split')}`)
+  console.log(`p99 busy/idle at ${READ_RATE} req/s offered: ${(busy.fixedP99 / idle.fixedP99).toFixed(2)} with the workers in the API process, ${(split.fixedP99 / idle.fixedP99).toFixed(2)} with a separate worker node (goal <= 1.5)`)
   console.log(`saturated: p99 busy/idle ${(busy.satP99 / idle.satP99).toFixed(2)} / ${(split.satP99 / idle.satP99).toFixed(2)}; req/s busy/idle ${(busy.satRps / idle.satRps).toFixed(2)} / ${(split.satRps / idle.satRps).toFixed(2)}`)
 }
 
