@@ -15,6 +15,7 @@
  * over the sessions' paths.
  */
 import { execFile, spawn } from 'node:child_process'
+import net from 'node:net'
 import path from 'node:path'
 import Fastify from 'fastify'
 import { sql } from 'kysely'
@@ -72,6 +73,18 @@ function startStream(cfg: ChildConfig): { stop(): Promise<ChildResult | undefine
       return done
     },
   }
+}
+
+/** A port nothing listens on now (the OS picks it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo
+      srv.close(() => resolve(port))
+    })
+  })
 }
 
 function shuffled<T>(xs: T[]): T[] {
@@ -152,15 +165,16 @@ function inProcessWorkers(app: Awaited<ReturnType<typeof compactd>>['app']): Wor
 
 /** A second compactd process with WORKERS=2 on the same database: API nodes run WORKERS=0. */
 async function workerNode(databaseUrl: string): Promise<Workers> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000)
+  const port = await freePort()
   const root = path.resolve(import.meta.dirname, '../..')
   const env = { PATH: process.env.PATH!, DATABASE_URL: databaseUrl, WORKERS: '2', WORKER_POLL_MS: '250', PORT: String(port), LOG_LEVEL, RATE_LIMIT_MAX: '1000000000' }
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] })
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  let dead = false
+  const exited = new Promise<void>((resolve) => child.on('exit', () => ((dead = true), resolve())))
   for (let i = 0; ; i++) {
     const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)
     if (up) break
-    if (i > 300) throw new Error('the worker node did not start')
+    if (dead || i > 300) throw new Error('the worker node did not start')
     await sleep(100)
   }
   return {
