@@ -389,7 +389,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
     schema: {
       tags: ['sessions'],
       summary: 'The current rolling summary (never waits on a running update)',
-      description: `Reads the last committed version without locks. When the database is unreachable, returns the last summary this process saw with \`stale\` and \`degraded\` true; failing that, the placeholder "${SUMMARY_UNAVAILABLE}" with status 503.`,
+      description: `Reads the last committed version without locks. When the database is unreachable, returns the last summary this process saw (if the database confirmed it within SUMMARY_FALLBACK_MAX_AGE_MS) with \`stale\` and \`degraded\` true; failing that, the placeholder "${SUMMARY_UNAVAILABLE}" with status 503.`,
       params,
       response: { ...errors, 200: summarySchema, 503: summarySchema },
     },

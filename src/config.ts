@@ -95,6 +95,12 @@ export const configSchema = z.object({
   IDEMPOTENCY_TTL_MS: int(86_400_000, 1_000),
   /** Finished summary_update_runs audit rows are kept this long (default 7 days). */
   RUN_HISTORY_MS: int(7 * 86_400_000, 1_000),
+  /**
+   * During a database outage, a summary this process saw is served (stale) only if the
+   * database confirmed it this recently; older, it may belong to a session another
+   * instance has deleted since (default 15 minutes).
+   */
+  SUMMARY_FALLBACK_MAX_AGE_MS: int(900_000, 0),
 })
 
 export type Config = z.infer<typeof configSchema>

@@ -461,12 +461,14 @@ t.test('postgres: a background update that loses the race to a manual PUT retrie
 })
 
 t.test('postgres: when the database is unreachable the last summary seen is served stale, else the placeholder with 503', { skip: pgOk ? false : POSTGRES_SKIP_REASON }, async (t) => {
-  const { app, database } = await buildTestApp(t, { backend: 'postgres' })
+  const MAX_AGE = 3_000
+  const { app, database } = await buildTestApp(t, { backend: 'postgres', config: { SUMMARY_FALLBACK_MAX_AGE_MS: MAX_AGE } })
   await app.inject({ method: 'PUT', url: '/sessions/seen', payload: { windowMessages: 4, batchSize: 1 } })
   for (let i = 0; i < 3; i++) await append(app, 'seen', exchange(i))
   await app.summaryWorker.runOnce()
   await append(app, 'unseen', exchange(0))
   const ok = (await app.inject({ method: 'GET', url: '/sessions/seen/summary' })).json()
+  const confirmedAt = Date.now()
   t.equal(ok.version, 1)
 
   const name = new URL(database.url!).pathname.slice(1)
@@ -509,6 +511,14 @@ t.test('postgres: when the database is unreachable the last summary seen is serv
     t.match(res.json(), { error: 'database_unavailable' })
     t.equal(res.headers['retry-after'], '5')
   }
+
+  // Not served from memory once the database has not confirmed it for SUMMARY_FALLBACK_MAX_AGE_MS
+  // (the session may have been deleted through another instance since).
+  t.ok(Date.now() - confirmedAt < MAX_AGE, 'the checks above ran within the max age')
+  await sleep(Math.max(0, confirmedAt + MAX_AGE + 200 - Date.now()))
+  const expired = await app.inject({ method: 'GET', url: '/sessions/seen/summary' })
+  t.equal(expired.statusCode, 503, 'too old to serve')
+  t.equal(expired.json().content, SUMMARY_UNAVAILABLE)
 
   await admin.query(`alter database ${name} allow_connections true`)
   await sleep(50)

@@ -10,8 +10,9 @@
  *   row's lock (appends and updates of one session serialise on it).
  * - getSummary: the last committed version, by a plain SELECT (never waits on an update).
  *   The last summary seen per session is kept in an in-process LRU: when the database is
- *   unreachable (or slower than SUMMARY_READ_TIMEOUT_MS) it is served marked stale, else
- *   seed 000's placeholder with a 503.
+ *   unreachable (or slower than SUMMARY_READ_TIMEOUT_MS) it is served marked stale if the
+ *   database confirmed it within SUMMARY_FALLBACK_MAX_AGE_MS, else seed 000's placeholder
+ *   with a 503.
  * - putSummary: a manual version, compare-and-set on the version the caller read.
  * - refresh: queue an update now (high priority).
  * - context / continuation: what to send to the model now; seed 003's fields.
@@ -97,6 +98,8 @@ export interface SummaryView {
 
 export class SummaryCache {
   private readonly map = new Map<string, SummaryView>()
+  /** When the database last confirmed each entry (ms): an old entry may be a deleted session's. */
+  private readonly seenAt = new Map<string, number>()
   private chars = 0
   constructor(
     readonly maxEntries = 5_000,
@@ -117,14 +120,22 @@ export class SummaryCache {
     return v
   }
 
-  set(tenantId: string, sessionId: string, view: SummaryView): void {
+  /** The entry if the database confirmed it within `maxAgeMs`. */
+  fresh(tenantId: string, sessionId: string, maxAgeMs: number, now = Date.now()): SummaryView | undefined {
+    const at = this.seenAt.get(SummaryCache.key(tenantId, sessionId))
+    return at !== undefined && now - at <= maxAgeMs ? this.get(tenantId, sessionId) : undefined
+  }
+
+  set(tenantId: string, sessionId: string, view: SummaryView, now = Date.now()): void {
     const k = SummaryCache.key(tenantId, sessionId)
     this.delete(tenantId, sessionId)
     this.map.set(k, view)
+    this.seenAt.set(k, now)
     this.chars += view.content.length + view.text.length
     for (const [oldest, v] of this.map) {
       if (this.map.size <= this.maxEntries && this.chars <= this.maxChars) break
       this.map.delete(oldest)
+      this.seenAt.delete(oldest)
       this.chars -= v.content.length + v.text.length
     }
   }
@@ -134,6 +145,7 @@ export class SummaryCache {
     const v = this.map.get(k)
     if (v) {
       this.map.delete(k)
+      this.seenAt.delete(k)
       this.chars -= v.content.length + v.text.length
     }
   }
@@ -429,7 +441,8 @@ export class SessionService {
       state = await withTimeout(readSummaryState(this.db, tenantId, sessionId), this.readTimeoutMs)
     } catch (err) {
       this.opts.log?.warn({ err: errorSummary(err), sessionId }, 'summary read failed: serving the last summary this process saw')
-      const cached = this.cache.get(tenantId, sessionId)
+      // Only what the database confirmed recently: another instance may have deleted the session since (privacy).
+      const cached = this.cache.fresh(tenantId, sessionId, this.config.SUMMARY_FALLBACK_MAX_AGE_MS)
       if (cached) return { status: 200, view: { ...cached, stale: true, degraded: true } }
       return {
         status: 503,
