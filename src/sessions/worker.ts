@@ -122,6 +122,11 @@ export interface UpdateOutcome {
 
 class SnapshotChanged extends Error {}
 
+/** The session was deleted before or during its update: nothing to do. */
+function deletedOutcome(tenantId: string, sessionId: string): UpdateOutcome {
+  return { tenantId, sessionId, skipped: 'deleted', mode: 'rules', folded: 0, emergencyTruncated: false, remaining: 0 }
+}
+
 export class SummaryWorker {
   readonly id: string
   private readonly db: Kysely<Database>
@@ -302,7 +307,6 @@ export class SummaryWorker {
   /** The update of one session (see the module comment). */
   async update(entry: QueueEntry): Promise<UpdateOutcome> {
     const { tenantId, sessionId } = entry
-    const deleted: UpdateOutcome = { tenantId, sessionId, skipped: 'deleted', mode: 'rules', folded: 0, emergencyTruncated: false, remaining: 0 }
     const now = this.now()
     let llmCalls = 0
     let llmSession = false
@@ -310,10 +314,10 @@ export class SummaryWorker {
       let prepared: Prepared | undefined
       if (attempt < SNAPSHOT_TRIES || (llmSession && llmCalls < LLM_CALLS)) {
         const snap = await readUpdateSnapshot(this.db, tenantId, sessionId)
-        if (!snap) return deleted
+        if (!snap) return deletedOutcome(tenantId, sessionId)
         llmSession = snap.settings.mode === 'llm'
         // Aging alone (nothing evicted) is exact by rules, with no model call.
-        if (snap.settings.mode === 'llm' && snap.evicted.length > 0 && llmCalls < LLM_CALLS) {
+        if (llmSession && snap.evicted.length > 0 && llmCalls < LLM_CALLS) {
           llmCalls++
           prepared = await this.prepareLlm(snap, now).catch((err) => {
             this.log.warn({ tenantId, sessionId, err: brief(err) }, 'llm summary failed: falling back to rules')
@@ -337,7 +341,7 @@ export class SummaryWorker {
   private async commit(trx: Transaction<Database>, entry: QueueEntry, prepared: Prepared | undefined, now: number): Promise<UpdateOutcome> {
     const { tenantId, sessionId } = entry
     const begun = await beginUpdate(trx, tenantId, sessionId, this.id)
-    if (!begun) return { tenantId, sessionId, skipped: 'deleted', mode: 'rules', folded: 0, emergencyTruncated: false, remaining: 0 }
+    if (!begun) return deletedOutcome(tenantId, sessionId)
     const { settings } = begun
     const format = settings.format ?? 'openai'
 
