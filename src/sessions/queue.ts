@@ -32,7 +32,7 @@ export interface QueueEntry {
   /** Attempts including this one. */
   attempts: number
   queuedAt: Date
-  /** The entry's generation when claimed: complete() deletes it only if unchanged. */
+  /** The entry's generation when claimed: finish() tells from it whether the entry was re-queued since. */
   generation: number
 }
 

@@ -376,7 +376,8 @@ export class SessionService {
       // oldest end, a whole unit at a time; the newest unit stays. System messages stay.
       const all = [...before.window, ...fresh.map((m, i): StoredMessage => ({ ...m, seq: seqs[i]!, status: 'window' }))]
       const window = all.filter((r) => !isSystemRole(r.role))
-      const units = computeUnits(toCanonical(window, format))
+      const canonical = toCanonical(window, format)
+      const units = computeUnits(canonical)
       let count = window.length
       let tokens = window.reduce((n, r) => n + r.tokens, 0)
       const evictedNow: StoredMessage[] = []
@@ -387,23 +388,18 @@ export class SessionService {
           tokens -= window[i]!.tokens
         }
       }
-      if (evictedNow.length) {
-        await setStatus(
-          trx,
-          tenantId,
-          sessionId,
-          evictedNow.map((r) => r.seq),
-          'window',
-          'evicted',
-        )
-      }
+      if (evictedNow.length) await setStatus(trx, tenantId, sessionId, evictedNow.map((r) => r.seq), 'window', 'evicted')
 
       const backlogTruncated = before.evicted.length > COUNT_EXCHANGES_UP_TO
       const evictedTotal = (backlogTruncated ? await countEvicted(trx, tenantId, sessionId) : before.evicted.length) + evictedNow.length
       const counters = countersOf(session.lastSeq + seqs.length, count, tokens, all.length - window.length, evictedTotal)
       let exchanges = 0
       if (evictedTotal > 0) {
-        exchanges = backlogTruncated || evictedTotal > COUNT_EXCHANGES_UP_TO ? Number.MAX_SAFE_INTEGER : sessionExchanges(toCanonical([...before.evicted, ...evictedNow], format)).length
+        // What was evicted now is the window's head: its messages are parsed already.
+        exchanges =
+          backlogTruncated || evictedTotal > COUNT_EXCHANGES_UP_TO
+            ? Number.MAX_SAFE_INTEGER
+            : sessionExchanges([...toCanonical(before.evicted, format), ...canonical.slice(0, evictedNow.length)]).length
       }
       const updateQueued = evictedNow.length > 0 && exchanges >= settings.batchSize
       if (updateQueued) queued = await enqueue(trx, tenantId, sessionId, PRIORITY_LOW)

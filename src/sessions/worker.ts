@@ -7,30 +7,26 @@
  * updates at once, timers unref'd; never awaited by a request. `stop()` stops polling
  * and waits for the running updates (the app's onClose).
  *
- * One update, in ONE transaction:
- *   1. lock the session row (appends of the session wait; reads never do);
- *   2. insert a summary_update_runs row: the partial unique index admits one unfinished
- *      run per session, so the database itself refuses a concurrent update;
- *   3. load the current summary (parseSummary) and the evicted messages, group them into
- *      exchanges, updateSummary() with the session's budget (aging, compression, the
- *      hard budget; an emergency truncation is logged and counted);
- *   4. write version N+1 only if N is still current: the primary key (tenant, session,
- *      version) is the compare-and-set. A lost race (a manual PUT took N+1) rolls back
- *      and retries on the new version, so a manual summary is never overwritten by a
- *      stale result;
- *   5. mark the folded messages 'summarized', finish the run row, and delete the queue
- *      entry (or release it when a batch of newer evictions is waiting).
+ * One update:
+ *   1. outside any transaction, read a snapshot (settings, current version, evicted
+ *      messages) and compute the new document from it: updateSummary() in `rules` mode
+ *      (aging, compression, the hard budget), the summarizer with BACKGROUND_AGENT_PROMPT
+ *      in `llm` mode (any provider failure falls back to rules; a document over budget
+ *      is an emergency truncation). Nothing is held meanwhile: on PGlite (one connection)
+ *      reads would wait for an open transaction;
+ *   2. in ONE short transaction, beginUpdate(): lock the session row (appends of the
+ *      session wait; reads never do) and insert a summary_update_runs row (the partial
+ *      unique index admits one unfinished run per session, so the database itself
+ *      refuses a concurrent update); the snapshot must still be current (same version,
+ *      its messages still evicted; newer evictions wait for the next run), else prepare
+ *      again; after two stale snapshots the document is computed under the lock;
+ *   3. write version N+1: the primary key (tenant, session, version) is the
+ *      compare-and-set. A lost race (a manual PUT took N+1) rolls back and retries on the
+ *      new version, so a manual summary is never overwritten by a stale result;
+ *   4. markFolded(): the folded messages 'summarized' and the run row finished; then
+ *      finish() the queue entry (delete it, or release it when work must not wait).
  * A crash anywhere rolls the transaction back: nothing is folded twice or lost, and the
  * entry is claimed again when its lease expires.
- *
- * The new document is computed BEFORE the transaction, from a snapshot (the summarizer
- * call in `llm` mode, updateSummary() in `rules` mode), so no transaction (and on
- * PGlite, no connection: reads wait for it) is held while it is computed. The
- * transaction uses the result only if the snapshot is still current (same version, the
- * same messages still evicted; newer evictions are left for the next update), else it
- * prepares again; after two stale snapshots it computes inside the transaction, which
- * always makes progress. In `llm` mode any provider failure falls back to rules, and a
- * document over the budget is an emergency truncation (logged and counted).
  */
 import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
@@ -345,28 +341,17 @@ export class SummaryWorker {
     const { settings } = begun
     const format = settings.format ?? 'openai'
 
-    let update: SummaryUpdate
-    let foldedSeqs: number[]
-    let mode: UpdateOutcome['mode']
-    let baseContent: string | undefined
-    if (prepared) {
+    let p = prepared
+    if (p) {
       const present = new Set(begun.evictedSeqs)
-      if (prepared.baseVersion !== begun.version || !prepared.seqs.every((s) => present.has(s))) throw new SnapshotChanged()
-      foldedSeqs = prepared.seqs
-      update = prepared.update
-      mode = prepared.mode
-      baseContent = prepared.baseContent
+      if (p.baseVersion !== begun.version || !p.seqs.every((s) => present.has(s))) throw new SnapshotChanged()
     } else {
       // Stale snapshots twice: compute under the lock, which always makes progress.
       const current = await latestSummary(trx, tenantId, sessionId)
-      const evicted = await messagesWithStatus(trx, tenantId, sessionId, 'evicted')
       if ((current?.version ?? 0) !== begun.version) throw new SnapshotChanged()
-      const base = current ? parseSummary(current.content, now) : emptySummary()
-      update = updateSummary({ doc: base, exchanges: sessionExchanges(toCanonical(evicted, format)), now, budgetTokens: settings.summaryBudget, counter: counterFor(this.config, settings) })
-      foldedSeqs = evicted.map((r) => r.seq)
-      mode = rulesMode(settings, evicted.length)
-      baseContent = current?.content
+      p = this.prepareRules({ settings, summary: current, evicted: await messagesWithStatus(trx, tenantId, sessionId, 'evicted') }, now)
     }
+    const { update, mode, baseContent, seqs: foldedSeqs } = p
 
     await this.opts.hooks?.beforeWrite?.({ tenantId, sessionId, trx, baseVersion: begun.version })
     let written: StoredSummary | undefined
@@ -403,17 +388,14 @@ export class SummaryWorker {
     const doc = parseSummary(res.text, now)
     if (SECTION_KEYS.every((k) => doc.sections[k].length === 0)) throw new SummarizerError('malformed', 'the summarizer returned no summary items')
     // The hard budget and aging, whatever the model wrote. A model that overshot the
-    // budget failed to compress (seed 000): the system's truncation is an emergency.
+    // budget failed to compress (seed 000): the system's truncation is an emergency,
+    // logged and counted by process().
     const update = ageSummary({ doc, now, budgetTokens: settings.summaryBudget, counter })
-    const written = Math.ceil(counter.text(res.text) * counter.margin)
-    if (written > settings.summaryBudget) {
-      update.emergencyTruncated = true
-      this.log.warn({ tokens: written, budget: settings.summaryBudget }, 'the summarizer overshot the summary budget')
-    }
+    if (Math.ceil(counter.text(res.text) * counter.margin) > settings.summaryBudget) update.emergencyTruncated = true
     return { baseVersion: snap.summary?.version ?? 0, baseContent: snap.summary?.content, seqs: snap.evicted.map((r) => r.seq), update, mode: 'llm' }
   }
 
-  /** rules mode (and the llm fallback), outside any transaction: updateSummary() over the snapshot. */
+  /** rules mode (and the llm fallback): updateSummary() over a snapshot. */
   private prepareRules(snap: UpdateSnapshot, now: number): Prepared {
     const { settings } = snap
     const base = snap.summary ? parseSummary(snap.summary.content, now) : emptySummary()
