@@ -183,7 +183,9 @@ export async function insertMessages(db: Db, tenantId: string, sessionId: string
 }
 
 /** A session_messages row as read (seq may come back as a string: bigint). */
-function toStored(r: { seq: number | string; raw: unknown; role: string; tokens: number; message_at: Date | string; status: SessionMessageStatus }): StoredMessage {
+type MessageRow = { seq: number | string; raw: unknown; role: string; tokens: number; message_at: Date | string; status: SessionMessageStatus }
+
+function toStored(r: MessageRow): StoredMessage {
   return { seq: Number(r.seq), raw: parseJson(r.raw), role: r.role, tokens: r.tokens, messageAt: toDate(r.message_at), status: r.status }
 }
 
@@ -266,7 +268,7 @@ export function countersOf(total: number, window: number, windowTokens: number, 
  * evicted messages awaiting summary (the backlog is bounded only by the workers).
  */
 export async function windowAndEvicted(db: Db, tenantId: string, sessionId: string, evictedLimit: number): Promise<{ window: StoredMessage[]; evicted: StoredMessage[] }> {
-  const res = await sql<{ seq: number | string; raw: unknown; role: string; tokens: number; message_at: Date | string; status: SessionMessageStatus }>`
+  const res = await sql<MessageRow>`
     (select seq, raw, role, tokens, message_at, status from session_messages
       where tenant_id = ${tenantId} and session_id = ${sessionId} and status = 'window')
     union all
