@@ -1,0 +1,69 @@
+/**
+ * Small text predicates every engine step shares, written once: a message's own
+ * text, sentence splitting, test commands, clipping that never cuts inside a path.
+ */
+import { toolResultsOf, type CanonicalMessage } from '../messages/canonical.ts'
+
+/** The message's text parts only (no reasoning, tool calls or results), joined by newlines. */
+export function textOf(message: CanonicalMessage): string {
+  let out = ''
+  for (const p of message.parts) if (p.type === 'text') out = out ? `${out}\n${p.text}` : p.text
+  return out
+}
+
+/** True for a user message that carries words of its own rather than only tool results. */
+export function hasOwnText(message: CanonicalMessage): boolean {
+  return textOf(message).trim().length > 0
+}
+
+/** A user-role message that holds tool results (Anthropic) — its text parts, if any, are separate. */
+export function carriesToolResults(message: CanonicalMessage): boolean {
+  return toolResultsOf(message).length > 0
+}
+
+const SENTENCE_SPLIT = /(?<=[.!?])\s+(?=[A-Z`"'(\d])|\n+/
+
+/**
+ * Sentences of prose, code blocks removed, list markers stripped. `min`/`max` bound the
+ * length kept (a 3-word fragment says nothing; a 2,000-character "sentence" is data).
+ */
+export function splitSentences(text: string, min = 0, max = Infinity): string[] {
+  const out: string[] = []
+  for (const raw of text.replace(/```[\s\S]*?```/g, ' ').split(SENTENCE_SPLIT)) {
+    const s = raw.replace(/^[-*#>\s]+/, '').trim()
+    if (s.length >= Math.max(1, min) && s.length <= max) out.push(s)
+  }
+  return out
+}
+
+/** Commands that run tests, builds, linters or type checks: their outcome is evidence of the state. */
+export const TEST_COMMAND_RE =
+  /\b(test|tests|pytest|py\.test|jest|vitest|mocha|tap|ava|go test|cargo (?:test|build|check|clippy)|unittest|tox|nox|make (?:check|test)|npm (?:run )?(?:test|build|lint|check|typecheck)|pnpm (?:run )?(?:test|build|lint)|yarn (?:test|build|lint)|tsc|eslint|ruff|mypy|flake8|pylint|gradle(?:w)? (?:test|build)|mvn (?:test|verify|package)|dotnet test|rspec|phpunit)\b/i
+
+export function isTestCommand(command: string): boolean {
+  return TEST_COMMAND_RE.test(command)
+}
+
+/** One line, whitespace collapsed, at most `max` characters (an ellipsis marks the cut). */
+export function clip(s: string, max: number): string {
+  const one = s.replace(/\s+/g, ' ').trim()
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one
+}
+
+const PATHLIKE_AT_END = /[\w@.+~-]*(?:\/[\w@.+~-]*)+$|[\w@+-]+\.[A-Za-z]\w{0,9}$/
+
+/**
+ * Like clip(), but a cut never lands inside a path or URL: the clipped text ends before
+ * the path that would have been cut, so a file name is either whole or absent.
+ */
+export function clipKeepingPaths(s: string, max: number): string {
+  const one = s.replace(/\s+/g, ' ').trim()
+  if (one.length <= max) return one
+  let head = one.slice(0, max - 1)
+  const next = one[max - 1] ?? ''
+  if (/[\w@.+/~-]/.test(next)) {
+    const m = PATHLIKE_AT_END.exec(head)
+    if (m && (m[0].includes('/') || m[0].includes('.'))) head = head.slice(0, m.index).trimEnd()
+  }
+  return `${head}…`
+}
