@@ -1,0 +1,34 @@
+/**
+ * The hand-written continuation probes over the real sessions in ../shared/fixtures (one
+ * module per session). Fixtures are read from ../shared and never copied here.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { FIXTURES_DIR } from '../quality.ts'
+import type { Probe } from './core.ts'
+import { probes as astroid } from './astroid-1333.ts'
+import { probes as awesomeIde } from './awesome-agent-ide.ts'
+import { probes as codex } from './codex-multimodal-review.ts'
+import { probes as ctf } from './ctf-i-got-id.ts'
+import { probes as django } from './django-11019.ts'
+import { probes as gemini } from './gemini-agent-teams.ts'
+import { probes as raddit } from './raddit-dashboard.ts'
+import { probes as youtube } from './youtube-transcripts.ts'
+
+export * from './core.ts'
+
+export const FIXTURE_PROBES: readonly Probe[] = [...ctf, ...astroid, ...raddit, ...gemini, ...codex, ...youtube, ...awesomeIde, ...django]
+
+/** Fixture names the probes use (file names without .json). */
+export const PROBED_FIXTURES: readonly string[] = [...new Set(FIXTURE_PROBES.map((p) => p.fixture))]
+
+export const fixturesAvailable = () => fs.existsSync(FIXTURES_DIR)
+
+/** The OpenAI messages of a fixture. */
+export function loadFixture(name: string): unknown[] {
+  return JSON.parse(fs.readFileSync(path.join(FIXTURES_DIR, `${name}.json`), 'utf8')).messages
+}
+
+export function loadProbedFixtures(): Map<string, unknown[]> {
+  return new Map(PROBED_FIXTURES.map((f) => [f, loadFixture(f)]))
+}
