@@ -1,0 +1,288 @@
+/**
+ * Continuation probes (issue 9, "handover-grade compaction"): could an agent continue
+ * from what compactd hands back?
+ *
+ *   npx tsx test/eval/probes.ts [--json]     (also: npm run eval -- probes)
+ *
+ * For every probed fixture session (test/eval/probes/) and every generated conversation
+ * (test/helpers/handover-conversations.ts), at budgets of 10% and 25% of the
+ * conversation's tokens (exact o200k count of the OpenAI messages, as quality.ts), for
+ * the strategies truncate, mask, rules and mask+rules and for the three formats (OpenAI as
+ * loaded; Anthropic and AI SDK serialized from the parsed OpenAI messages, compacted with
+ * `format` set and Anthropic's `system` passed through parseConversation as the service
+ * does), it runs compact(), renders the output as text and scores the probes
+ * (test/eval/probes/core.ts). A CompactionError (422) is reported and excluded, never
+ * counted as a failure. The same token target is used for every format.
+ *
+ * runProbes() returns the numbers, for a test to assert thresholds later.
+ */
+import { compact, CompactionError } from '../../src/engine/compaction/compact.ts'
+import { DEFAULT_COMPACT_OPTIONS, type StrategyName } from '../../src/engine/compaction/types.ts'
+import { getAdapter, parseConversation, type CanonicalMessage, type MessageFormat } from '../../src/engine/messages/index.ts'
+import { countConversation, tokenizerCounter } from '../../src/engine/tokens/count.ts'
+import { handoverConversations } from '../helpers/handover-conversations.ts'
+import { FIXTURE_PROBES, fixturesAvailable, loadFixture, outputText, PROBE_KINDS, scoreProbe, type Probe, type ProbeKind } from './probes/index.ts'
+
+export const PROBE_BUDGETS = [10, 25] as const
+export const PROBE_STRATEGIES: readonly StrategyName[][] = [['truncate'], ['mask'], ['rules'], ['mask', 'rules']]
+export const PROBE_FORMATS: readonly MessageFormat[] = ['openai', 'anthropic', 'ai-sdk']
+
+export interface ProbeResult {
+  id: string
+  kind: ProbeKind
+  passed: boolean
+  missing: string[]
+  violations: string[]
+}
+
+export interface ProbeRun {
+  conversation: string
+  source: 'fixture' | 'generated'
+  /** Percent of the conversation's tokens, or 'intended' (the generated conversation's own target). */
+  budget: number | 'intended'
+  targetTokens: number
+  strategy: string
+  format: MessageFormat
+  tokensBefore: number
+  tokensAfter?: number
+  /** `422 budget_unreachable` etc.: the run is excluded from the rates. */
+  error?: string
+  /** compact() threw something other than CompactionError (an engine bug): counted as all probes failed. */
+  engineError?: string
+  results: ProbeResult[]
+  /** Text of the summary the engine wrote (for the format spread). */
+  summaryText?: string
+}
+
+export interface Rate {
+  passed: number
+  total: number
+}
+
+export interface ProbeReport {
+  runs: ProbeRun[]
+  /** key `${source}|${strategy}|${budget}|${format}` (source: all, fixture or generated) → overall and per-kind rates (422 runs left out, counted in `excluded`). */
+  matrix: Record<string, { overall: Rate; byKind: Record<ProbeKind, Rate>; excluded: number }>
+  /** Per conversation at 10% for mask+rules. */
+  spread: { conversation: string; byFormat: Partial<Record<MessageFormat, Rate | 'excluded'>>; spread: number | null; summariesDiffer: boolean }[]
+  /** Failed probes for mask+rules at 10% (OpenAI format), with what is missing. */
+  failures: { conversation: string; format: MessageFormat; id: string; question: string; missing: string[]; violations: string[] }[]
+}
+
+export interface RunProbesOptions {
+  /** Include the fixture probes (default: when ../shared/fixtures exists). */
+  fixtures?: boolean
+  /** Include the generated conversations (default true). */
+  generated?: boolean
+  budgets?: readonly number[]
+  strategies?: readonly StrategyName[][]
+  formats?: readonly MessageFormat[]
+  /** Only these conversations (fixture or builder names). */
+  only?: readonly string[]
+}
+
+interface Subject {
+  name: string
+  source: 'fixture' | 'generated'
+  messages: unknown[]
+  probes: Probe[]
+  intendedTargetTokens?: number
+}
+
+function subjects(opts: RunProbesOptions): Subject[] {
+  const out: Subject[] = []
+  if (opts.fixtures ?? fixturesAvailable()) {
+    const byFixture = new Map<string, Probe[]>()
+    for (const p of FIXTURE_PROBES) byFixture.set(p.fixture, [...(byFixture.get(p.fixture) ?? []), p])
+    for (const [name, probes] of byFixture) out.push({ name, source: 'fixture', messages: loadFixture(name), probes })
+  }
+  if (opts.generated ?? true) {
+    for (const c of handoverConversations()) out.push({ name: c.name, source: 'generated', messages: c.messages as unknown[], probes: c.probes, ...(c.intendedTargetTokens ? { intendedTargetTokens: c.intendedTargetTokens } : {}) })
+  }
+  return opts.only ? out.filter((s) => opts.only!.includes(s.name)) : out
+}
+
+/** The conversation in `format`: messages and (Anthropic) system, as a caller would send them. */
+function inFormat(openai: readonly CanonicalMessage[], format: MessageFormat): { messages: unknown[]; system?: unknown } {
+  return getAdapter(format).serialize(openai)
+}
+
+const emptyKinds = (): Record<ProbeKind, Rate> => Object.fromEntries(PROBE_KINDS.map((k) => [k, { passed: 0, total: 0 }])) as Record<ProbeKind, Rate>
+
+async function runOne(s: Subject, budget: number | 'intended', targetTokens: number, tokensBefore: number, strategy: StrategyName[], format: MessageFormat, openai: CanonicalMessage[]): Promise<ProbeRun> {
+  const run: ProbeRun = { conversation: s.name, source: s.source, budget, targetTokens, strategy: strategy.join('+'), format, tokensBefore, results: [] }
+  const counter = tokenizerCounter('o200k_base')
+  let messages: CanonicalMessage[]
+  if (format === 'openai') messages = openai
+  else {
+    // As src/services/compact.ts: parse the caller's messages with its system.
+    const wire = inFormat(openai, format)
+    messages = parseConversation(wire.messages, { format, ...(wire.system !== undefined ? { system: wire.system } : {}) }).messages
+  }
+  try {
+    const res = await compact({ messages, counter, options: { ...DEFAULT_COMPACT_OPTIONS, format, strategy, targetTokens, thresholdTokens: 0 } })
+    run.tokensAfter = res.event.tokensAfter
+    if (res.summary) run.summaryText = res.summary.text
+    const out = outputText(res.messages)
+    for (const p of s.probes) {
+      const sc = scoreProbe(p, out)
+      run.results.push({ id: p.id, kind: p.kind, passed: sc.passed, missing: sc.missing, violations: sc.violations })
+    }
+  } catch (err) {
+    if (err instanceof CompactionError) run.error = `422 ${err.code}`
+    else {
+      // Any other exception is an engine bug (a 500 for the caller): nothing to continue
+      // from, so every probe fails. Listed under "Engine errors".
+      run.engineError = err instanceof Error ? err.message : String(err)
+      for (const p of s.probes) run.results.push({ id: p.id, kind: p.kind, passed: false, missing: ['(engine error)'], violations: [] })
+    }
+  }
+  return run
+}
+
+export async function runProbes(opts: RunProbesOptions = {}): Promise<ProbeReport> {
+  const budgets = opts.budgets ?? PROBE_BUDGETS
+  const strategies = opts.strategies ?? PROBE_STRATEGIES
+  const formats = opts.formats ?? PROBE_FORMATS
+  const counter = tokenizerCounter('o200k_base')
+  const runs: ProbeRun[] = []
+  for (const s of subjects(opts)) {
+    const openai = parseConversation(s.messages, { format: 'openai' }).messages
+    const tokensBefore = countConversation(openai, counter).totalTokens
+    const targets: [number | 'intended', number][] = budgets.map((b) => [b, Math.floor((tokensBefore * b) / 100)])
+    if (s.intendedTargetTokens) targets.push(['intended', s.intendedTargetTokens])
+    for (const [budget, target] of targets) for (const strategy of strategies) for (const format of formats) runs.push(await runOne(s, budget, target, tokensBefore, strategy, format, openai))
+  }
+  return summarize(runs)
+}
+
+const add = (r: Rate, passed: boolean) => {
+  r.total++
+  if (passed) r.passed++
+}
+
+function summarize(runs: ProbeRun[]): ProbeReport {
+  const matrix: ProbeReport['matrix'] = {}
+  for (const run of runs) {
+    for (const source of ['all', run.source]) {
+      const key = `${source}|${run.strategy}|${run.budget}|${run.format}`
+      const cell = (matrix[key] ??= { overall: { passed: 0, total: 0 }, byKind: emptyKinds(), excluded: 0 })
+      if (run.error) {
+        cell.excluded++
+        continue
+      }
+      for (const r of run.results) {
+        add(cell.overall, r.passed)
+        add(cell.byKind[r.kind], r.passed)
+      }
+    }
+  }
+  const spread: ProbeReport['spread'] = []
+  const failures: ProbeReport['failures'] = []
+  const focus = runs.filter((r) => r.strategy === 'mask+rules' && r.budget === 10)
+  for (const name of [...new Set(focus.map((r) => r.conversation))]) {
+    const sel = focus.filter((r) => r.conversation === name)
+    const byFormat: Partial<Record<MessageFormat, Rate | 'excluded'>> = {}
+    const rates: number[] = []
+    const summaries = new Set<string>()
+    for (const r of sel) {
+      if (r.error) {
+        byFormat[r.format] = 'excluded'
+        continue
+      }
+      const rate = { passed: r.results.filter((x) => x.passed).length, total: r.results.length }
+      byFormat[r.format] = rate
+      if (rate.total) rates.push(rate.passed / rate.total)
+      summaries.add(r.summaryText ?? '')
+    }
+    spread.push({ conversation: name, byFormat, spread: rates.length ? Math.max(...rates) - Math.min(...rates) : null, summariesDiffer: summaries.size > 1 })
+    const openai = sel.find((r) => r.format === 'openai' && !r.error)
+    if (openai) {
+      const probes = new Map(subjectProbes().map((p) => [p.id, p]))
+      for (const r of openai.results) if (!r.passed) failures.push({ conversation: name, format: 'openai', id: r.id, question: probes.get(r.id)?.question ?? '', missing: r.missing, violations: r.violations })
+    }
+  }
+  return { runs, matrix, spread, failures }
+}
+
+let allProbes: Probe[] | undefined
+function subjectProbes(): Probe[] {
+  return (allProbes ??= [...FIXTURE_PROBES, ...handoverConversations().flatMap((c) => c.probes)])
+}
+
+const pct = (r: Rate | undefined) => (!r || r.total === 0 ? '—' : `${((r.passed / r.total) * 100).toFixed(0)}% (${r.passed}/${r.total})`)
+const pct0 = (r: Rate | undefined) => (!r || r.total === 0 ? '—' : `${((r.passed / r.total) * 100).toFixed(0)}%`)
+
+export function renderMarkdown(rep: ProbeReport, budgets: readonly (number | 'intended')[] = [...PROBE_BUDGETS, 'intended']): string {
+  const out: string[] = []
+  const sources: ['all' | 'fixture' | 'generated', string][] = [
+    ['fixture', 'Fixture sessions (hand-written probes)'],
+    ['generated', 'Generated conversations (test/helpers/handover-conversations.ts)'],
+  ]
+  for (const [source, title] of sources) {
+    const runs = rep.runs.filter((r) => r.source === source)
+    if (!runs.length) continue
+    out.push(`## ${title}\n`)
+    out.push(`Probe pass rate per strategy × budget × format (runs answering 422 are excluded; "excl." counts them).\n`)
+    out.push(`| strategy | budget | format | overall | recall | artifact | decision | continuation | excl. |`)
+    out.push(`|---|---:|---|---:|---:|---:|---:|---:|---:|`)
+    const strategies = [...new Set(runs.map((r) => r.strategy))]
+    const formats = [...new Set(runs.map((r) => r.format))]
+    for (const b of budgets) {
+      for (const s of strategies) {
+        for (const f of formats) {
+          const sel = runs.filter((r) => r.budget === b && r.strategy === s && r.format === f)
+          if (!sel.length) continue
+          const overall: Rate = { passed: 0, total: 0 }
+          const kinds = emptyKinds()
+          let excluded = 0
+          for (const r of sel) {
+            if (r.error) {
+              excluded++
+              continue
+            }
+            for (const x of r.results) {
+              add(overall, x.passed)
+              add(kinds[x.kind], x.passed)
+            }
+          }
+          out.push(`| ${s} | ${b === 'intended' ? 'intended' : `${b}%`} | ${f} | ${pct(overall)} | ${pct0(kinds.recall)} | ${pct0(kinds.artifact)} | ${pct0(kinds.decision)} | ${pct0(kinds.continuation)} | ${excluded}/${sel.length} |`)
+        }
+      }
+    }
+    out.push('')
+  }
+  out.push(`## mask+rules at 10%: pass rate per conversation and format\n`)
+  out.push(`Format spread = max − min pass rate across formats; "summaries differ" = the summary texts are not identical across formats.\n`)
+  out.push(`| conversation | openai | anthropic | ai-sdk | spread | summaries differ |`)
+  out.push(`|---|---:|---:|---:|---:|---|`)
+  const cell = (v: Rate | 'excluded' | undefined) => (v === 'excluded' ? '422' : pct(v))
+  for (const s of rep.spread) out.push(`| ${s.conversation} | ${cell(s.byFormat.openai)} | ${cell(s.byFormat.anthropic)} | ${cell(s.byFormat['ai-sdk'])} | ${s.spread === null ? '—' : `${(s.spread * 100).toFixed(0)} pts`} | ${s.summariesDiffer ? 'yes' : 'no'} |`)
+  out.push('')
+  const broken = rep.runs.filter((r) => r.engineError)
+  if (broken.length) {
+    out.push(`## Engine errors (${broken.length} runs; counted as every probe failed)\n`)
+    for (const r of broken) out.push(`- ${r.conversation}, ${r.budget === 'intended' ? 'intended' : `${r.budget}%`} (${r.targetTokens} tokens), ${r.strategy}, ${r.format}: ${r.engineError}`)
+    out.push('')
+  }
+  out.push(`## Failed probes: mask+rules at 10%, OpenAI format (${rep.failures.length})\n`)
+  out.push(`| conversation | probe | question | missing / violated |`)
+  out.push(`|---|---|---|---|`)
+  const esc = (t: string) => t.replaceAll('|', '\\|').replaceAll('\n', ' ')
+  for (const f of rep.failures) out.push(`| ${f.conversation} | ${f.id} | ${esc(f.question)} | ${esc([...f.missing.map((m) => `\`${m}\``), ...f.violations].join('; '))} |`)
+  return out.join('\n')
+}
+
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  const json = argv.includes('--json')
+  if (!fixturesAvailable() && !json) console.log(`(fixtures not found: only the generated conversations are evaluated)\n`)
+  const rep = await runProbes()
+  if (json) {
+    console.log(JSON.stringify({ matrix: rep.matrix, spread: rep.spread, failures: rep.failures, runs: rep.runs.map(({ summaryText: _s, ...r }) => r) }, null, 2))
+    return
+  }
+  console.log('# Continuation probes\n')
+  console.log(renderMarkdown(rep))
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main()
