@@ -250,7 +250,7 @@ export default async function compactRoutes(app: FastifyInstance) {
       reply.raw.once('close', onClose)
       try {
         return await compactConversation(
-          { config: app.config, db: app.db, summarizers: app.providers.summarizers, tenantId: req.tenant.tenantId, signal: controller.signal, log: req.log },
+          { config: app.config, db: app.db, summarizers: app.providers.summarizers, metrics: app.metrics, tenantId: req.tenant.tenantId, signal: controller.signal, log: req.log },
           req.body,
         )
       } finally {

@@ -9,7 +9,7 @@ import path from 'node:path'
 import t from 'tap'
 import { sql } from 'kysely'
 import { migrateToLatest } from '../src/db/migrate.ts'
-import { parseSummary } from '../src/engine/sessions/rolling-summary.ts'
+import { parseSummary } from '../src/engine/sessions/index.ts'
 import { createTestDatabase, POSTGRES_SKIP_REASON, postgresAvailable } from './helpers/databases.ts'
 import { exchange } from './helpers/session-conversations.ts'
 

@@ -5,16 +5,18 @@
  *
  * Queue depth and the oldest queued age are read from the database at scrape time
  * (the queue is shared by every instance, so any instance reports the same numbers).
- * Compactions are counted through `recordCompaction`, which the compaction service
- * calls without knowing about apps.
+ * The domain reports through the hook interfaces it defines (SessionMetrics, which
+ * includes CompactionMetrics); AppMetrics implements them and the app's wiring passes
+ * `app.metrics` in, so each app counts only its own work.
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { sql, type Kysely } from 'kysely'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Database } from '../db/schema.ts'
+import type { SessionMetrics } from '../sessions/metrics.ts'
 
-export interface AppMetrics {
+export interface AppMetrics extends SessionMetrics {
   registry: Registry
   /** Enqueues: `outcome` new (an entry was created) or merged (into the pending one). */
   updatesQueued: Counter<'priority' | 'outcome'>
@@ -79,7 +81,7 @@ export function createMetrics(opts: { queueStats?: () => Promise<QueueStats>; de
   queueGauge('compactd_summary_queue_failed', 'Summary updates given up on (status failed) still in the queue.', (s) => s.failed)
   queueGauge('compactd_summary_queue_oldest_age_seconds', 'Age of the oldest pending summary update, in seconds.', (s) => s.oldestAgeSeconds)
 
-  return {
+  const counters = {
     registry,
     updatesQueued: new Counter({
       name: 'compactd_summary_updates_queued_total',
@@ -124,24 +126,31 @@ export function createMetrics(opts: { queueStats?: () => Promise<QueueStats>; de
       registers,
     }),
   }
-}
-
-// ---------------------------------------------------------------------------
-// Compactions, counted from anywhere
-
-/** Metrics of every live app in this process (usually one), with the database handle each uses. */
-const live = new Map<AppMetrics, unknown>()
-
-/**
- * Counts one compaction (call it after a compaction that compacted). `db`, the app's
- * Kysely instance the caller works with, picks that app's metrics when several apps
- * live in one process (tests); without it every live app counts it.
- */
-export function recordCompaction(event: { strategy: string; tokensBefore: number; tokensAfter: number }, db?: unknown): void {
-  for (const [m, appDb] of live) {
-    if (db !== undefined && appDb !== db) continue
-    m.compactions.inc({ strategy: event.strategy })
-    m.compactionTokensSaved.inc(Math.max(0, event.tokensBefore - event.tokensAfter))
+  // The domain's hooks, onto the counters above.
+  return {
+    ...counters,
+    onUpdateQueued(priority, outcome, count = 1) {
+      counters.updatesQueued.inc({ priority, outcome }, count)
+    },
+    onUpdateCompleted({ mode, seconds, written, emergencyTruncated }) {
+      counters.updatesCompleted.inc({ mode })
+      counters.updateDuration.observe({ mode }, seconds)
+      if (written) {
+        counters.summaryTokens.observe(written.tokens)
+        counters.summaryBudgetRatio.observe(written.tokens / Math.max(1, written.budget))
+      }
+      if (emergencyTruncated) counters.emergencyTruncations.inc()
+    },
+    onUpdateFailed(reason) {
+      counters.updatesFailed.inc({ reason })
+    },
+    onUpdateGaveUp() {
+      counters.updatesGaveUp.inc()
+    },
+    onCompaction(event) {
+      counters.compactions.inc({ strategy: event.strategy })
+      counters.compactionTokensSaved.inc(Math.max(0, event.tokensBefore - event.tokensAfter))
+    },
   }
 }
 
@@ -157,10 +166,6 @@ export default fp(
   async function metricsPlugin(app: FastifyInstance) {
     const metrics = createMetrics({ queueStats: () => queueStats(app.db) })
     app.decorate('metrics', metrics)
-    live.set(metrics, app.db)
-    app.addHook('onClose', async () => {
-      live.delete(metrics)
-    })
 
     app.addHook('onResponse', async (req, reply) => {
       const route = req.routeOptions.url ?? 'unmatched'

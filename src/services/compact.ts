@@ -27,7 +27,6 @@ import {
 import type { CanonicalMessage, MessageFormat } from '../engine/messages/canonical.ts'
 import { parseConversation, serializeConversation } from '../engine/messages/index.ts'
 import { ApiError } from '../errors.ts'
-import { recordCompaction } from '../plugins/metrics.ts'
 import type { SummarizerProvider, SummarizerRegistry } from '../providers/summarizer-clients.ts'
 import { defaultCounter, modelFor, thresholdSettings } from './estimate.ts'
 
@@ -81,10 +80,17 @@ export interface CompactResponse {
   checkpoint?: { sessionId: string; checkpointNum: number; folded?: { into: number; from: number[] } }
 }
 
+/** What compaction use cases report; the metrics plugin implements it. */
+export interface CompactionMetrics {
+  /** One compaction that compacted (dry runs are not reported). */
+  onCompaction(event: Pick<CompactionEvent, 'strategy' | 'tokensBefore' | 'tokensAfter'>): void
+}
+
 export interface CompactContext {
   config: Config
   db: Kysely<Database>
   summarizers: SummarizerRegistry
+  metrics?: CompactionMetrics
   tenantId: string
   /** Fires when the client goes away: provider calls stop. */
   signal?: AbortSignal
@@ -156,7 +162,7 @@ export async function compactConversation(ctx: CompactContext, input: CompactReq
   }
 
   const result = await runCompact(ctx, { messages, options, counter, llm })
-  if (result.compacted && !options.dryRun) recordCompaction(result.event, ctx.db)
+  if (result.compacted && !options.dryRun) ctx.metrics?.onCompaction(result.event)
   const compactedRange = result.compacted ? result.compactedRange : undefined
 
   const out = extraSystem ? result.messages.filter((m) => m !== extraSystem && !(m.index === -1 && m.raw === input.system && m.role === 'system')) : result.messages

@@ -23,17 +23,14 @@ import type { Config } from '../config.ts'
 import type { Database } from '../db/schema.ts'
 import { compactionThreshold } from '../engine/budget.ts'
 import { compact, CompactionError } from '../engine/compaction/compact.ts'
-import { computeUnits } from '../engine/compaction/integrity.ts'
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type StrategyName } from '../engine/compaction/types.ts'
 import { CREATED_INDEX, isSystemLike, parseConversation, serializeConversation, type CanonicalMessage, type MessageFormat } from '../engine/messages/index.ts'
-import { continuationOf, parseSummary, renderContinuationPrompt, type Continuation } from '../engine/sessions/rolling-summary.ts'
+import { continuationOf, parseSummary, planWindowEviction, renderContinuationPrompt, sessionExchanges, type Continuation } from '../engine/sessions/index.ts'
 import { messageTokens, type TokenCounter } from '../engine/tokens/count.ts'
 import { ApiError } from '../errors.ts'
-import type { AppMetrics } from '../plugins/metrics.ts'
-import { recordCompaction } from '../plugins/metrics.ts'
 import type { SummarizerRegistry } from '../providers/summarizer-clients.ts'
 import { defaultCounter, modelFor, thresholdSettings } from '../services/estimate.ts'
-import { sessionExchanges } from './exchanges.ts'
+import type { SessionMetrics } from './metrics.ts'
 import { enqueue, PRIORITY_HIGH, PRIORITY_LOW, priorityName } from './queue.ts'
 import {
   countEvicted,
@@ -231,7 +228,7 @@ export interface SessionServiceOptions {
   db: Kysely<Database>
   config: Config
   summarizers?: SummarizerRegistry
-  metrics?: AppMetrics
+  metrics?: SessionMetrics
   cache?: SummaryCache
   summaryReadTimeoutMs?: number
   log?: { warn(obj: object, msg: string): void }
@@ -372,27 +369,18 @@ export class SessionService {
       const fresh = parsed.map((m) => ({ raw: m.raw, role: m.role, tokens: messageTokens(m, counter), messageAt: m.timestamp ? new Date(m.timestamp) : appendedAt }))
       const seqs = await insertMessages(trx, tenantId, sessionId, format, session.lastSeq, fresh)
 
-      // The window now (in memory: what was read plus what was inserted). Evict from its
-      // oldest end, a whole unit at a time; the newest unit stays. System messages stay.
+      // The window now (in memory: what was read plus what was inserted), evicted from
+      // its oldest end in whole units (planWindowEviction). System messages stay.
       const all = [...before.window, ...fresh.map((m, i): StoredMessage => ({ ...m, seq: seqs[i]!, status: 'window' }))]
       const window = all.filter((r) => !isSystemRole(r.role))
       const canonical = toCanonical(window, format)
-      const units = computeUnits(canonical)
-      let count = window.length
-      let tokens = window.reduce((n, r) => n + r.tokens, 0)
-      const evictedNow: StoredMessage[] = []
-      for (let u = 0; u < units.length - 1 && (count > settings.windowMessages || tokens > settings.windowTokens); u++) {
-        for (let i = units[u]!.start; i <= units[u]!.end; i++) {
-          evictedNow.push(window[i]!)
-          count--
-          tokens -= window[i]!.tokens
-        }
-      }
+      const eviction = planWindowEviction(canonical, window.map((r) => r.tokens), settings)
+      const evictedNow = window.slice(0, eviction.evicted)
       if (evictedNow.length) await setStatus(trx, tenantId, sessionId, evictedNow.map((r) => r.seq), 'window', 'evicted')
 
       const backlogTruncated = before.evicted.length > COUNT_EXCHANGES_UP_TO
       const evictedTotal = (backlogTruncated ? await countEvicted(trx, tenantId, sessionId) : before.evicted.length) + evictedNow.length
-      const counters = countersOf(session.lastSeq + seqs.length, count, tokens, all.length - window.length, evictedTotal)
+      const counters = countersOf(session.lastSeq + seqs.length, eviction.messages, eviction.tokens, all.length - window.length, evictedTotal)
       let exchanges = 0
       if (evictedTotal > 0) {
         // What was evicted now is the window's head: its messages are parsed already.
@@ -420,7 +408,7 @@ export class SessionService {
       if (idempotencyKey !== undefined) await storeIdempotentResponse(trx, tenantId, sessionId, idempotencyKey, requestHash, result)
       return { result, replayed: false }
     })
-    if (queued) this.opts.metrics?.updatesQueued.inc({ priority: priorityName(PRIORITY_LOW), outcome: queued })
+    if (queued) this.opts.metrics?.onUpdateQueued(priorityName(PRIORITY_LOW), queued)
     return out
   }
 
@@ -499,7 +487,7 @@ export class SessionService {
     const session = await getSession(this.db, tenantId, sessionId)
     if (!session) throw notFound(sessionId)
     const queued = await enqueue(this.db, tenantId, sessionId, PRIORITY_HIGH)
-    this.opts.metrics?.updatesQueued.inc({ priority: 'high', outcome: queued })
+    this.opts.metrics?.onUpdateQueued('high', queued)
     const counters = await messageCounters(this.db, tenantId, sessionId)
     return { queued, evictedAwaitingSummary: counters.evictedAwaitingSummary }
   }
@@ -574,7 +562,7 @@ export class SessionService {
       }
       throw err
     })
-    if (result.compacted) recordCompaction(result.event, this.db)
+    if (result.compacted) this.opts.metrics?.onCompaction(result.event)
     const serialized = serializeConversation(result.messages, format)
     return {
       sessionId,

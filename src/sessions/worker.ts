@@ -30,7 +30,7 @@
  */
 import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
-import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/schema.ts'
 import { SummarizerError } from '../engine/compaction/types.ts'
@@ -41,14 +41,14 @@ import {
   formatExchangesForPrompt,
   parseSummary,
   SECTION_KEYS,
+  sessionExchanges,
   updateSummary,
   type SummaryUpdate,
-} from '../engine/sessions/rolling-summary.ts'
+} from '../engine/sessions/index.ts'
 import type { TokenCounter } from '../engine/tokens/count.ts'
-import type { AppMetrics } from '../plugins/metrics.ts'
 import type { SummarizerRegistry } from '../providers/summarizer-clients.ts'
 import { defaultCounter, modelFor } from '../services/estimate.ts'
-import { sessionExchanges } from './exchanges.ts'
+import type { SessionMetrics, UpdateMode } from './metrics.ts'
 import { claim, claimDailyAging, enqueueAgingForAll, fail, finish, renewLease, type QueueEntry } from './queue.ts'
 import {
   beginUpdate,
@@ -92,7 +92,7 @@ export interface SummaryWorkerOptions {
   db: Kysely<Database>
   config: Config
   log: Log
-  metrics?: AppMetrics
+  metrics?: SessionMetrics
   summarizers?: SummarizerRegistry
   /** Told about each written version (the service's LRU of summaries seen). */
   onSummaryWritten?(tenantId: string, sessionId: string, settings: SessionSettings, summary: StoredSummary, evictedAwaitingSummary: number): void
@@ -106,7 +106,7 @@ export interface UpdateOutcome {
   tenantId: string
   sessionId: string
   skipped?: 'deleted'
-  mode: 'rules' | 'llm' | 'llm-fallback'
+  mode: UpdateMode
   written?: StoredSummary
   folded: number
   emergencyTruncated: boolean
@@ -231,7 +231,7 @@ export class SummaryWorker {
    */
   async runDailyAging(): Promise<number> {
     const n = await enqueueAgingForAll(this.db)
-    if (n > 0) this.opts.metrics?.updatesQueued.inc({ priority: 'aging', outcome: 'new' }, n)
+    if (n > 0) this.opts.metrics?.onUpdateQueued('aging', 'new', n)
     const purged = await purgeExpired(this.db, { idempotencyTtlMs: this.config.IDEMPOTENCY_TTL_MS, runHistoryMs: this.config.RUN_HISTORY_MS })
     this.log.info({ sessions: n, purged, worker: this.id }, 'daily aging: summaries queued for re-aging')
     return n
@@ -261,15 +261,13 @@ export class SummaryWorker {
     try {
       const outcome = await this.update(entry)
       const seconds = (performance.now() - started) / 1000
-      const m = this.opts.metrics
-      m?.updatesCompleted.inc({ mode: outcome.mode })
-      m?.updateDuration.observe({ mode: outcome.mode }, seconds)
-      if (outcome.written) {
-        m?.summaryTokens.observe(outcome.written.tokens)
-        m?.summaryBudgetRatio.observe(outcome.written.tokens / Math.max(1, outcome.budget ?? 1))
-      }
+      this.opts.metrics?.onUpdateCompleted({
+        mode: outcome.mode,
+        seconds,
+        ...(outcome.written ? { written: { tokens: outcome.written.tokens, budget: outcome.budget ?? 0 } } : {}),
+        emergencyTruncated: outcome.emergencyTruncated,
+      })
       if (outcome.emergencyTruncated) {
-        m?.emergencyTruncations.inc()
         this.log.warn({ tenantId, sessionId, tokens: outcome.written?.tokens }, 'summary exceeded its budget: emergency truncation applied')
       }
     } catch (err) {
@@ -281,7 +279,7 @@ export class SummaryWorker {
 
   private async failed(entry: QueueEntry, err: unknown, reason: string): Promise<void> {
     const { tenantId, sessionId } = entry
-    this.opts.metrics?.updatesFailed.inc({ reason })
+    this.opts.metrics?.onUpdateFailed(reason)
     let status: 'pending' | 'failed' | undefined
     try {
       status = await fail(this.db, entry, this.id, brief(err).message, { maxRetries: this.config.MAX_RETRIES, baseMs: this.config.WORKER_RETRY_BASE_MS })
@@ -290,7 +288,7 @@ export class SummaryWorker {
       return
     }
     if (status === 'failed') {
-      this.opts.metrics?.updatesGaveUp.inc()
+      this.opts.metrics?.onUpdateGaveUp()
       this.log.error(
         { alert: true, tenantId, sessionId, attempts: entry.attempts, err: brief(err) },
         `summary updates failing repeatedly for session ${sessionId}: gave up after ${entry.attempts} attempts (MAX_RETRIES=${this.config.MAX_RETRIES}); POST /sessions/:id/summary/refresh retries`,
@@ -411,11 +409,11 @@ interface Prepared {
   baseContent: string | undefined
   seqs: number[]
   update: SummaryUpdate
-  mode: UpdateOutcome['mode']
+  mode: UpdateMode
 }
 
 /** An llm session's rules update is a fallback, except aging alone (nothing new to summarise), which rules do exactly. */
-function rulesMode(settings: SessionSettings, evicted: number): UpdateOutcome['mode'] {
+function rulesMode(settings: SessionSettings, evicted: number): UpdateMode {
   return settings.mode === 'llm' && evicted > 0 ? 'llm-fallback' : 'rules'
 }
 

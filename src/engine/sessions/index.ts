@@ -1,0 +1,43 @@
+/**
+ * The rolling session summary, pure part (seed 000's background-agent document): the
+ * public API. No I/O and no clock: time is always `now`.
+ *
+ *   document.ts      the document's types, rendered and parsed (seed 000's format)
+ *   exchanges.ts     a conversation → exchanges, long agent loops cut into pieces
+ *   items.ts         an exchange → one summary item (what happened, how important)
+ *   continuation.ts  seed 003's continuation fields and their prompt text
+ *   fit.ts           aging by time, compression, the hard budget
+ *   update.ts        updateSummary / ageSummary: the above in order
+ *   prompt.ts        llm mode: the background agent's prompt
+ *   window.ts        which of the window's oldest messages to evict
+ */
+export {
+  CONTINUATION_TITLE,
+  emptySummary,
+  parseSummary,
+  renderSummary,
+  roundTokens,
+  SECTION_KEYS,
+  SECTION_TITLES,
+  type Continuation,
+  type Importance,
+  type ItemKind,
+  type SectionKey,
+  type SummaryDocument,
+  type SummaryItem,
+} from './document.ts'
+export { EXCHANGE_MAX_UNITS, exchangeTime, groupExchanges, sessionExchanges, type Exchange } from './exchanges.ts'
+export { summarizeExchange } from './items.ts'
+export { continuationOf, renderContinuationPrompt } from './continuation.ts'
+export {
+  DEFAULT_SUMMARY_BUDGET_TOKENS,
+  SECTION_TEXT_CHARS,
+  sectionForAge,
+  SESSION_MAX_AGE_MS,
+  WEEK_MAX_AGE_MS,
+  YESTERDAY_MAX_AGE_MS,
+  type SummaryUpdate,
+} from './fit.ts'
+export { ageSummary, updateSummary, type UpdateInput } from './update.ts'
+export { BACKGROUND_AGENT_PROMPT, formatExchangesForPrompt } from './prompt.ts'
+export { planWindowEviction, type WindowEviction, type WindowLimits } from './window.ts'

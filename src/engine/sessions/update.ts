@@ -1,0 +1,41 @@
+/**
+ * Seed 000's update, the public algorithm: new exchanges in, aging, the continuation
+ * block, then the budget. No I/O and no clock: time is always `now`.
+ */
+import type { TokenCounter } from '../tokens/count.ts'
+import { cloneDoc, toMs, type SummaryDocument } from './document.ts'
+import { updateContinuation } from './continuation.ts'
+import type { Exchange } from './exchanges.ts'
+import { age, fit, type SummaryUpdate } from './fit.ts'
+import { summarize } from './items.ts'
+
+export interface UpdateInput {
+  doc: SummaryDocument
+  /** Newly evicted exchanges, oldest first. */
+  exchanges: readonly Exchange[]
+  /** The update's time: ages items and stamps exchanges without timestamps. */
+  now: string | number | Date
+  budgetTokens: number
+  counter: TokenCounter
+}
+
+/**
+ * Seed 000's update: one item per new exchange into "Previously in This Session", age
+ * every item by its own time, fold the exchanges into the continuation block, then
+ * compress to the budget. The input document is not modified.
+ */
+export function updateSummary(input: UpdateInput): SummaryUpdate {
+  const nowMs = toMs(input.now)
+  const doc = cloneDoc(input.doc)
+  const exchanges = input.exchanges.filter((e) => e.messages.length > 0)
+  const done = exchanges.map((e) => summarize(e, nowMs, input.counter))
+  doc.sections.session.push(...done.map((d) => d.item))
+  const dropped = age(doc, nowMs)
+  updateContinuation(doc.continuation, done)
+  return fit(doc, input.budgetTokens, input.counter, dropped)
+}
+
+/** The daily re-aging without new messages: same aging and budget rules. */
+export function ageSummary(input: Omit<UpdateInput, 'exchanges'>): SummaryUpdate {
+  return updateSummary({ ...input, exchanges: [] })
+}

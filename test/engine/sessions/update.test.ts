@@ -1,0 +1,105 @@
+/** updateSummary end to end (src/engine/sessions/update.ts): a real pi session fed in batches, then aged out. */
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { extractFacts } from '../../../src/engine/compaction/extract/facts.ts'
+import { parseConversation } from '../../../src/engine/messages/index.ts'
+import {
+  ageSummary,
+  emptySummary,
+  exchangeTime,
+  groupExchanges,
+  parseSummary,
+  renderSummary,
+  SECTION_KEYS,
+  SECTION_TITLES,
+  sectionForAge,
+  SESSION_MAX_AGE_MS,
+  updateSummary,
+  WEEK_MAX_AGE_MS,
+  YESTERDAY_MAX_AGE_MS,
+} from '../../../src/engine/sessions/index.ts'
+import { counter, iso } from './helpers.ts'
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
+const fixturesDir = path.resolve(repoRoot, '../shared/fixtures/conversations')
+
+/** A pi session: OpenAI-shaped messages that all carry an ISO timestamp, with tool calls. */
+function findPiSession(): { file: string; messages: unknown[] } | undefined {
+  if (!fs.existsSync(fixturesDir)) return undefined
+  const found: { file: string; messages: unknown[] }[] = []
+  for (const file of fs.readdirSync(fixturesDir).filter((f) => f.endsWith('.json')).sort()) {
+    const data = JSON.parse(fs.readFileSync(path.join(fixturesDir, file), 'utf8')) as { messages?: Record<string, unknown>[] }
+    const ms = data.messages
+    if (!Array.isArray(ms) || ms.length < 20) continue
+    const hasIso = (m: Record<string, unknown>) => typeof m.timestamp === 'string' && /^\d{4}-\d\d-\d\dT/.test(m.timestamp)
+    // Every user and assistant turn stamped (a stray tool result may lack one).
+    const stamped = ms.every((m) => (m.role !== 'user' && m.role !== 'assistant') || hasIso(m))
+    if (stamped && ms.some((m) => Array.isArray(m.tool_calls))) found.push({ file, messages: ms })
+  }
+  // pi sessions first (pinion05's agent-complex-task set), the one with most turns; else any stamped session.
+  const turns = (f: { messages: unknown[] }) => f.messages.filter((m) => (m as { role?: string }).role === 'user').length
+  const pis = found.filter((f) => f.file.startsWith('pinion')).sort((a, b) => turns(b) - turns(a))
+  return pis[0] ?? found[0]
+}
+
+const pi = findPiSession()
+
+t.test('a real pi session in batches of 4', { skip: pi ? false : `no pi session with ISO timestamps under ${fixturesDir}` }, async (t) => {
+  const { file, messages } = pi!
+  const conv = parseConversation(messages, { format: 'openai' })
+  const exchanges = groupExchanges(conv.messages)
+  t.ok(exchanges.length >= 8, `${file}: ${exchanges.length} exchanges`)
+  const fed = exchanges.slice(0, Math.min(exchanges.length, 24))
+  for (const budget of [10_000, 1_500]) {
+    let doc = emptySummary()
+    let last: ReturnType<typeof updateSummary> | undefined
+    let now = 0
+    for (let i = 0; i < fed.length; i += 4) {
+      const batch = fed.slice(i, i + 4)
+      now = Date.parse(exchangeTime(batch[batch.length - 1]!) ?? iso(now))
+      last = updateSummary({ doc, exchanges: batch, now, budgetTokens: budget, counter })
+      t.ok(last.tokens <= budget, `${file} @${budget}, batch ${i / 4}: ${last.tokens} tokens`)
+      doc = last.doc
+    }
+    const res = last!
+    t.notOk(res.emergencyTruncated, `budget ${budget} reached by compression alone`)
+    t.equal(res.text, renderSummary(res.doc))
+    t.equal(renderSummary(parseSummary(res.text, now)), res.text, 'well formed: parses back to itself')
+    for (const title of Object.values(SECTION_TITLES)) t.match(res.text, `## ${title}`)
+    const items = SECTION_KEYS.flatMap((k) => res.doc.sections[k])
+    t.ok(items.length > 0)
+    for (const it of items) {
+      t.ok(it.text.length > 0 && !it.text.includes('\n'), 'one-line item')
+      t.ok(Number.isFinite(Date.parse(it.at)) && Date.parse(it.at) <= now, 'timestamped, not in the future')
+    }
+    t.ok(res.doc.continuation.currentTask.length > 0, 'continuation has a task')
+
+    // Files and errors of the fed part are named.
+    const facts = extractFacts(fed.flatMap((e) => e.messages), { preserveErrorDetails: false })
+    const changed = [...facts.files.values()].filter((f) => f.actions.has('modified') || f.actions.has('created')).map((f) => f.path.split('/').pop()!)
+    t.ok(changed.some((name) => res.text.includes(name)), `names a changed file (${changed.slice(0, 5).join(', ')})`)
+    if (budget === 10_000) {
+      const errors = facts.commands.filter((c) => c.failed && c.errorLine).map((c) => c.errorLine!.slice(0, 30))
+      t.ok(errors.length === 0 || errors.some((e) => res.text.includes(e)), `names an error of the fed part (${errors.length} failures)`)
+      t.ok(facts.commands.some((c) => c.failed) && res.text.includes('failed'), 'a failing command is named')
+    }
+
+    // Daily re-aging of the result: every item lands where its own age says, and all are gone after 14 days.
+    const lastAt = Math.max(...items.map((i) => Date.parse(i.at)))
+    let aged = res.doc
+    let droppedByAge = 0
+    for (const later of [SESSION_MAX_AGE_MS + 1, YESTERDAY_MAX_AGE_MS + 1, WEEK_MAX_AGE_MS + 1]) {
+      const day = lastAt + later
+      const r = ageSummary({ doc: aged, now: day, budgetTokens: budget, counter })
+      t.ok(r.tokens <= budget)
+      for (const k of SECTION_KEYS) for (const it of r.doc.sections[k]) t.equal(sectionForAge(day - Date.parse(it.at)), k, `aged to ${k}`)
+      t.equal(r.doc.sections.session.length, 0, `nothing left in the session ${later} ms after the last exchange`)
+      droppedByAge += r.dropped
+      aged = r.doc
+    }
+    t.equal(SECTION_KEYS.reduce((n, k) => n + aged.sections[k].length, 0), 0, 'all dropped after 14 days')
+    t.equal(droppedByAge, items.length, 'each drop counted once')
+  }
+})
