@@ -29,6 +29,29 @@ export interface FormatAdapter {
   withToolResultText(message: CanonicalMessage, callId: string, text: string): CanonicalMessage
   /** Copy of the message with one tool call's arguments replaced (clearing large inputs). */
   withToolCallArgs(message: CanonicalMessage, callId: string, argsText: string): CanonicalMessage
+  /**
+   * Copy of the message with its text parts replaced by one text part holding `text`, at
+   * the first text part's position; every other part (tool calls, reasoning, images,
+   * results, opaque blocks) and every other field of raw untouched. String content stays
+   * a string (so `text` '' leaves no text part, as parsing '' does). Returns the message
+   * itself when it has no text part.
+   */
+  withText(message: CanonicalMessage, text: string): CanonicalMessage
+  /**
+   * Copy of the message without its (first) tool result answering `callId`; null when
+   * nothing would remain (an OpenAI tool message, a user message holding only that
+   * result). Throws when the message has no such result.
+   */
+  withoutToolResult(message: CanonicalMessage, callId: string): CanonicalMessage | null
+  /**
+   * New message(s) answering `calls` with `text`, in this format: OpenAI one `tool`
+   * message per call (a `function` message for the legacy `function_call` of
+   * `callMessage`), Anthropic one user message of tool_result blocks, AI SDK one `tool`
+   * message of tool-result parts. Parsed as `parse` would parse them after `callMessage`
+   * (so results carry tool names wherever the format does); index CREATED_INDEX. No
+   * calls: no messages.
+   */
+  createToolResults(callMessage: CanonicalMessage, calls: readonly { id: string; name: string }[], text: string): CanonicalMessage[]
 }
 
 /** Index given to messages the engine creates (they are not in the caller's array). */
@@ -196,4 +219,45 @@ export function reasoningSignature(message: CanonicalMessage, partIndex: number)
     }
   }
   return undefined
+}
+
+/** Index of the first text part, or -1. */
+export function firstTextPart(parts: readonly CanonicalPart[]): number {
+  return parts.findIndex((p) => p.type === 'text')
+}
+
+/**
+ * `withText` on canonical parts: the first text part becomes `text` (or is dropped, when
+ * the format writes that text as an empty string, which parses to no part), later text
+ * parts are dropped.
+ */
+export function replaceTextParts(parts: readonly CanonicalPart[], text: string, drop: boolean): CanonicalPart[] {
+  const out: CanonicalPart[] = []
+  let placed = false
+  for (const part of parts) {
+    if (part.type !== 'text') out.push(part)
+    else if (!placed) {
+      placed = true
+      if (!drop) out.push({ type: 'text', text })
+    }
+  }
+  return out
+}
+
+/**
+ * `withText` on array content whose elements are parts[0..content.length) one to one
+ * (how all three adapters parse arrays): the first text element is rewritten by `edit`,
+ * later text elements are dropped, everything else is kept as is (same references).
+ */
+export function replaceTextElements(content: readonly unknown[], parts: readonly CanonicalPart[], edit: (element: JsonObject) => JsonObject): unknown[] {
+  const out: unknown[] = []
+  let placed = false
+  for (let j = 0; j < content.length; j++) {
+    if (parts[j]?.type !== 'text') out.push(content[j])
+    else if (!placed) {
+      placed = true
+      out.push(edit(content[j] as JsonObject))
+    }
+  }
+  return out
 }

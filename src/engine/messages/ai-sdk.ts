@@ -29,6 +29,7 @@ import {
   assertOwnFormat,
   expected,
   fail,
+  firstTextPart,
   inputFromArgsText,
   isNonEmptyString,
   isRecord,
@@ -37,6 +38,8 @@ import {
   parseDataUrl,
   reasoningSignature,
   replaceAt,
+  replaceTextElements,
+  replaceTextParts,
   timestampOf,
 } from './adapter.ts'
 
@@ -334,6 +337,53 @@ function withToolCallArgs(message: CanonicalMessage, callId: string, argsText: s
   }
 }
 
+/** Text parts merged into the first one (its providerOptions kept); reasoning, files, calls and results untouched. */
+function withText(message: CanonicalMessage, text: string): CanonicalMessage {
+  assertOwnFormat('ai-sdk', message)
+  const raw = message.raw
+  if (firstTextPart(message.parts) === -1 || !isRecord(raw)) return message
+  const content = raw.content
+  let edited: unknown
+  if (typeof content === 'string') edited = text
+  else if (Array.isArray(content)) edited = replaceTextElements(content, message.parts, (p) => ({ ...p, text }))
+  else return message
+  return { ...message, raw: { ...raw, content: edited }, parts: replaceTextParts(message.parts, text, typeof content === 'string' && text === '') }
+}
+
+/** Removes the result from a tool message (or, for a provider-executed tool, an assistant message). */
+function withoutToolResult(message: CanonicalMessage, callId: string): CanonicalMessage | null {
+  assertOwnFormat('ai-sdk', message)
+  const j = findContentPart(message, 'tool-result', callId)
+  if (j === -1) missingToolPart(message, 'result', callId)
+  const raw = message.raw as JsonObject
+  const content = raw.content as unknown[]
+  if (content.length === 1) return null
+  return {
+    ...message,
+    raw: { ...raw, content: content.filter((_, k) => k !== j) },
+    parts: message.parts.filter((_, k) => k !== j),
+  }
+}
+
+/**
+ * One tool message of tool-result parts with v5 `output: {type: 'text', value}`. When
+ * `callMessage` writes its calls the v4 way (`args`, no `input`), results are written the
+ * v4 way too (`result`): a v4 caller's SDK does not know `output`.
+ */
+function createToolResults(callMessage: CanonicalMessage, calls: readonly { id: string; name: string }[], text: string): CanonicalMessage[] {
+  if (calls.length === 0) return []
+  const v4 = calls.some((c) => {
+    if (callMessage.format !== 'ai-sdk') return false
+    const j = findContentPart(callMessage, 'tool-call', c.id)
+    const call = j === -1 ? undefined : ((callMessage.raw as JsonObject).content as JsonObject[])[j]
+    return call !== undefined && call.input === undefined && call.args !== undefined
+  })
+  const content = calls.map((c) =>
+    v4 ? { type: 'tool-result', toolCallId: c.id, toolName: c.name, result: text } : { type: 'tool-result', toolCallId: c.id, toolName: c.name, output: { type: 'text', value: text } },
+  )
+  return [parseMessage({ role: 'tool', content }, CREATED_INDEX)]
+}
+
 export const aiSdkAdapter: FormatAdapter = {
   format: 'ai-sdk',
   parse,
@@ -341,4 +391,7 @@ export const aiSdkAdapter: FormatAdapter = {
   createTextMessage,
   withToolResultText,
   withToolCallArgs,
+  withText,
+  withoutToolResult,
+  createToolResults,
 }

@@ -27,6 +27,7 @@ import {
   assertOwnFormat,
   expected,
   fail,
+  firstTextPart,
   UNCONVERTIBLE_IMAGE_TEXT,
   inputFromArgsText,
   isNonEmptyString,
@@ -36,6 +37,8 @@ import {
   parseDataUrl,
   reasoningSignature,
   replaceAt,
+  replaceTextElements,
+  replaceTextParts,
   timestampOf,
 } from './adapter.ts'
 import { MessageFormatError } from './errors.ts'
@@ -375,6 +378,54 @@ function withToolCallArgs(message: CanonicalMessage, callId: string, argsText: s
   }
 }
 
+/**
+ * Text blocks merged into the first one (its other fields, e.g. cache_control, kept;
+ * its citations dropped, as they cite the old text). Thinking blocks and their
+ * signatures are other parts and stay as they are. The top-level system message (role
+ * 'system', whose raw is the system value itself) is edited the same way.
+ */
+function withText(message: CanonicalMessage, text: string): CanonicalMessage {
+  assertOwnFormat('anthropic', message)
+  if (firstTextPart(message.parts) === -1) return message
+  const isSystem = message.role === 'system'
+  const raw = message.raw
+  const content = isSystem ? raw : isRecord(raw) ? raw.content : undefined
+  let edited: unknown
+  if (typeof content === 'string') edited = text
+  else if (Array.isArray(content)) edited = replaceTextElements(content, message.parts, ({ citations: _citations, ...block }) => ({ ...block, text }))
+  else return message
+  return {
+    ...message,
+    raw: isSystem ? edited : { ...(raw as JsonObject), content: edited },
+    parts: replaceTextParts(message.parts, text, typeof content === 'string' && text === ''),
+  }
+}
+
+function withoutToolResult(message: CanonicalMessage, callId: string): CanonicalMessage | null {
+  assertOwnFormat('anthropic', message)
+  const j = findBlock(message, 'tool_result', callId)
+  if (j === -1) missingToolPart(message, 'result', callId)
+  const raw = message.raw as JsonObject
+  const blocks = raw.content as unknown[]
+  if (blocks.length === 1) return null
+  return {
+    ...message,
+    raw: { ...raw, content: blocks.filter((_, k) => k !== j) },
+    parts: message.parts.filter((_, k) => k !== j),
+  }
+}
+
+/**
+ * One user message of tool_result blocks. Anthropic results carry no tool name (the
+ * call has it), so, as after `parse`, the parts have none. Empty text is written as a
+ * block without content, as conversion does.
+ */
+function createToolResults(_callMessage: CanonicalMessage, calls: readonly { id: string; name: string }[], text: string): CanonicalMessage[] {
+  if (calls.length === 0) return []
+  const content = calls.map((c) => (text === '' ? { type: 'tool_result', tool_use_id: c.id } : { type: 'tool_result', tool_use_id: c.id, content: text }))
+  return [parseMessage({ role: 'user', content }, CREATED_INDEX)]
+}
+
 export const anthropicAdapter: FormatAdapter = {
   format: 'anthropic',
   parse,
@@ -382,4 +433,7 @@ export const anthropicAdapter: FormatAdapter = {
   createTextMessage,
   withToolResultText,
   withToolCallArgs,
+  withText,
+  withoutToolResult,
+  createToolResults,
 }

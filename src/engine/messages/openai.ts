@@ -28,12 +28,15 @@ import {
   expected,
   fail,
   findToolPart,
+  firstTextPart,
   isNonEmptyString,
   isRecord,
   jsonText,
   missingToolPart,
   parseDataUrl,
   replaceAt,
+  replaceTextElements,
+  replaceTextParts,
   timestampOf,
   toDataUrl,
 } from './adapter.ts'
@@ -356,6 +359,66 @@ function withToolCallArgs(message: CanonicalMessage, callId: string, argsText: s
   return { ...message, raw: newRaw, parts: replaceAt(message.parts, at, { ...part, argsText }) }
 }
 
+/**
+ * Text parts come from `content` (a string, or text and refusal parts, one part each) and,
+ * on assistant messages, a non-empty top-level `refusal` after them. The new text takes
+ * the first one's place; a refusal part keeps its type (the text stays where it was).
+ */
+function withText(message: CanonicalMessage, text: string): CanonicalMessage {
+  assertOwnFormat('openai', message)
+  const first = firstTextPart(message.parts)
+  const raw = message.raw
+  if (first === -1 || !isRecord(raw)) return message
+  const content = raw.content
+  const contentParts = typeof content === 'string' ? (content === '' ? 0 : 1) : Array.isArray(content) ? content.length : 0
+  const { refusal, ...rest } = raw
+  const hasRefusal = raw.role === 'assistant' && typeof refusal === 'string' && refusal !== ''
+  let next: JsonObject
+  let drop = false
+  if (first < contentParts) {
+    // The text lands in content, so a top-level refusal (a text part) goes.
+    next = hasRefusal ? rest : { ...raw }
+    if (typeof content === 'string') {
+      next.content = text
+      drop = text === ''
+    } else {
+      next.content = replaceTextElements(content as unknown[], message.parts, (p) => (p.type === 'refusal' ? { ...p, refusal: text } : { ...p, text }))
+    }
+  } else {
+    // The only text is the top-level refusal.
+    next = { ...raw, refusal: text }
+    drop = text === ''
+  }
+  return { ...message, raw: next, parts: replaceTextParts(message.parts, text, drop) }
+}
+
+/** An OpenAI message carries at most one result (a tool or function message), so removing it leaves nothing. */
+function withoutToolResult(message: CanonicalMessage, callId: string): CanonicalMessage | null {
+  assertOwnFormat('openai', message)
+  if (findToolPart(message.parts, 'tool-result', callId) === -1) missingToolPart(message, 'result', callId)
+  return null
+}
+
+/**
+ * One `tool` message per call. The legacy `function_call` of `callMessage` (id
+ * `legacy_fn_<its index>`) is answered by a `function` message instead: a `tool` message
+ * needs a `tool_calls` id the provider knows. Parsed with the calls' names known, as
+ * they would be after the call message.
+ */
+function createToolResults(callMessage: CanonicalMessage, calls: readonly { id: string; name: string }[], text: string): CanonicalMessage[] {
+  const state: ParseState = { names: new Map(calls.map((c) => [c.id, c.name])), legacyPending: [] }
+  const raw = callMessage.raw
+  const legacyId = LEGACY_ID_PREFIX + callMessage.index
+  const legacyName = callMessage.format === 'openai' && isRecord(raw) && isRecord(raw.function_call) && isNonEmptyString(raw.function_call.name) ? raw.function_call.name : undefined
+  return calls.map((call) => {
+    if (legacyName !== undefined && call.id === legacyId) {
+      state.legacyPending.push({ id: legacyId, name: legacyName })
+      return parseMessage({ role: 'function', name: legacyName, content: text }, CREATED_INDEX, state)
+    }
+    return parseMessage({ role: 'tool', tool_call_id: call.id, content: text }, CREATED_INDEX, state)
+  })
+}
+
 export const openaiAdapter: FormatAdapter = {
   format: 'openai',
   parse,
@@ -363,4 +426,7 @@ export const openaiAdapter: FormatAdapter = {
   createTextMessage,
   withToolResultText,
   withToolCallArgs,
+  withText,
+  withoutToolResult,
+  createToolResults,
 }
