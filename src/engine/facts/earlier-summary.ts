@@ -11,8 +11,9 @@
  *                     given instructions from a user… Here were the user messages:"
  *   gemini-cli        <state_snapshot> with <overall_goal>, <key_knowledge>, … <task_state>
  *   pi                a compaction entry's summary (## Goal, ## Progress, ### Done …
- *                     <read-files>/<modified-files>), as the fixture normaliser labels it
- *                     "[earlier compaction summary]" or bare
+ *                     <read-files>/<modified-files>): bare, labelled "[earlier compaction
+ *                     summary]" (the fixture normaliser), or in pi's own context wrapper
+ *                     "The conversation history before this point was compacted …<summary>" 
  *   compactd          "## Session Summary (Compaction Round N)" + our sections
  *   compactd-session  the rolling session summary (Previously in This Session / Yesterday /
  *                     This Week / Continuation) or its "[Previous Session Context]" prompt
@@ -59,6 +60,8 @@ const CODEX_BRIDGE_RE = /^You were originally given instructions from a user ove
 const COPILOT_RE = /^Some of the conversation history has been summarized to free up context\.[ \t]*(?:\n|$)/
 const LANGCHAIN_RE = /^Here is a summary of the conversation to date:[ \t]*(?:\n|$)/
 const PI_LABEL_RE = /^\[earlier compaction summary\][ \t]*(?:\n|$)/i
+/** How pi puts a compaction (or branch) summary into the model's context. */
+const PI_WRAPPER_RE = /^(?:The conversation history before this point was compacted into the following summary:|The following is a summary of a branch that this conversation came back from:)\s*<summary>[ \t]*\n?([\s\S]*?)\s*(?:<\/summary>\s*)?$/
 const PI_HEADINGS = ['## Constraints & Preferences', '## Progress', '## Key Decisions', '## Next Steps', '## Critical Context']
 const GEMINI_RE = /^<state_snapshot>/
 const ROLLING_RE = /^#{1,3}[ \t]*Previously in This Session[ \t]*$/m
@@ -81,6 +84,8 @@ export function detectEarlierSummary(text: string): EarlierSummary | undefined {
     const body = t.replace(PI_LABEL_RE, '')
     return looksLikePi(body) ? pi(body) : generic('unknown', body)
   }
+  const piWrapped = PI_WRAPPER_RE.exec(t)
+  if (piWrapped) return pi(piWrapped[1]!)
   if (looksLikePi(t)) return pi(t)
   if (COPILOT_RE.test(t)) return copilot(t.replace(COPILOT_RE, ''))
   if (LANGCHAIN_RE.test(t)) return generic('unknown', t.replace(LANGCHAIN_RE, ''))
@@ -110,7 +115,8 @@ function claudeCode(rest: string): EarlierSummary {
     .replace(/^[ \t]*<analysis>[ \t]*/m, 'Analysis:\n')
     .replace(/^[ \t]*<summary>[ \t]*/m, 'Summary:\n')
     .replace(/^[ \t]*<\/(?:analysis|summary)>[ \t]*$/gm, '')
-  parseMarkdownBody(body, s, { preamble: 'other', preambleTitle: 'Summary', colonHeading: (t) => CLAUDE_TITLES_RE.test(normaliseHeading(t)) })
+  const claudeTitle = (t: string) => CLAUDE_TITLES_RE.test(normaliseHeading(t))
+  parseMarkdownBody(body, s, { preamble: 'other', preambleTitle: 'Summary', colonHeading: claudeTitle, inlineHeading: claudeTitle })
   return result('claude-code', body, s)
 }
 
@@ -125,7 +131,7 @@ function codex(t: string): EarlierSummary {
     for (const message of users.split(/\n[ \t]*\n/)) if (message.trim() && message.trim() !== '(none)') s.requests.push(message.trim())
   }
   const body = t.slice(prefix.index + prefix[0].length)
-  parseMarkdownBody(body, s, { preamble: 'state', colonHeading: namedHeading })
+  parseMarkdownBody(body, s, { preamble: 'state', colonHeading: namedHeading, labelledItems: true })
   return result('codex', body, s)
 }
 
@@ -139,13 +145,13 @@ function copilot(t: string): EarlierSummary {
     .split('\n')
     .filter((l) => l.trim() && !/^You were originally given instructions from a user|^Here is a summary of the prior context:/.test(l.trim()))
   if (loose.length) s.other.push({ title: 'Preamble', body: loose.join('\n') })
-  parseMarkdownBody(body, s, { preamble: 'state', colonHeading: namedHeading })
+  parseMarkdownBody(body, s, { preamble: 'state', colonHeading: namedHeading, labelledItems: true })
   return result('unknown', body, s)
 }
 
 function generic(source: SummarySource, body: string): EarlierSummary {
   const s = emptySections()
-  parseMarkdownBody(body, s, { preamble: 'state', colonHeading: namedHeading })
+  parseMarkdownBody(body, s, { preamble: 'state', colonHeading: namedHeading, labelledItems: true })
   return result(source, body, s)
 }
 

@@ -237,7 +237,14 @@ export function addItems(sections: EarlierSections, field: Field | 'other', titl
 export interface HeadingRules {
   /** Accept a bare "Title:" line (at the body's left margin) as a heading. */
   colonHeading?: (title: string) => boolean
+  /** Accept "Title: text" (at the left margin) as a heading whose body starts with the text. */
+  inlineHeading?: (title: string) => boolean
+  /** Route lead items labelled "**Goal:** …" / "Next steps: …" by their label (the label stays in the item). */
+  labelledItems?: boolean
 }
+
+const INLINE_HEADING_RE = /^(?:\d+[.)]\s+)?([A-Z\p{Lu}][^:\n]{1,60}):[ \t]+(\S.*)$/u
+const ITEM_LABEL_RE = /^(?:\*\*([^*\n]{2,40}?):?\*\*:?|([A-Z\p{Lu}][\w /&-]{1,40}):)(?:\s|$)/u
 
 const MD_HEADING_RE = /^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/
 const BOLD_HEADING_RE = /^\s*(?:\*\*|__)([^*_]+?)(?:\*\*|__)\s*:?\s*$/
@@ -265,8 +272,14 @@ export function parseMarkdownBody(body: string, sections: EarlierSections, rules
   let lines: string[] = []
   let inFence = false
   const flush = () => {
-    addItems(sections, field, title ?? rules.preambleTitle ?? 'Summary', splitItems(lines))
+    const items = splitItems(lines)
     lines = []
+    if (title !== undefined || !rules.labelledItems) return addItems(sections, field, title ?? rules.preambleTitle ?? 'Summary', items)
+    for (const item of items) {
+      const m = ITEM_LABEL_RE.exec(item)
+      const label = m ? (m[1] ?? m[2])! : undefined
+      addItems(sections, (label && fieldForTitle(label)) || field, label ?? rules.preambleTitle ?? 'Summary', [item])
+    }
   }
   for (const line of body.split(/\r?\n/)) {
     if (FENCE_RE.test(line)) inFence = !inFence
@@ -275,6 +288,14 @@ export function parseMarkdownBody(body: string, sections: EarlierSections, rules
       flush()
       title = heading
       field = fieldForTitle(heading) ?? 'other'
+      continue
+    }
+    const inline = inFence || !rules.inlineHeading ? undefined : INLINE_HEADING_RE.exec(line)
+    if (inline && rules.inlineHeading!(inline[1]!)) {
+      flush()
+      title = inline[1]!.trim()
+      field = fieldForTitle(title) ?? 'other'
+      lines.push(inline[2]!)
       continue
     }
     lines.push(line)

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import t, { type Test } from 'tap'
 import { detectEarlierSummary, type EarlierSections, type EarlierSummary } from '../../../src/engine/facts/earlier-summary.ts'
 import { FIXTURES, TRANSCRIPTS, fixtureMessages, fixturesPresent } from './fixtures.ts'
+import { CLAUDE, CODEX, CODEX_BRIDGE, COMPACTD, CONTINUATION_PROMPT, COPILOT, GEMINI_OLD, PI, ROLLING } from './summary-samples.ts'
 
 // ---------------------------------------------------------------------------
 // The lossless check: every non-blank content line of the body lands in a field.
@@ -73,230 +74,6 @@ function checkLossless(t: Test, summary: EarlierSummary): void {
   t.ok(fieldTokens(summary.sections) <= tokens(summary.text).length * 1.1 + 10, `${summary.source}: no line duplicated across fields`)
 }
 
-// ---------------------------------------------------------------------------
-// Hand-written samples, one per source, written the way each agent writes them.
-
-const CLAUDE = `This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:
-Analysis:
-Let me chronologically analyze the conversation. The user first asked for a cache fix, then for tests.
-
-Summary:
-1. Primary Request and Intent:
-   The user asked to fix the crash in src/cache.ts when the cache is cold, without changing the public API.
-   Later they asked for a regression test.
-
-2. Key Technical Concepts:
-   - LRU eviction with a TTL
-   - Vitest with fake timers
-
-3. Files and Code Sections:
-   - \`src/cache.ts\`
-      - Why important: holds the cold-start path that crashed
-      - Changes: guard against an undefined entry in get()
-      \`\`\`ts
-      if (!entry) return undefined
-      \`\`\`
-   - test/cache.test.ts
-      - Added a cold-cache regression test
-
-4. Errors and fixes:
-    - **TypeError: Cannot read properties of undefined (reading 'value')**:
-      - Fixed by returning early when the entry is missing.
-      - User feedback: "don't swallow other errors"
-
-5. Problem Solving:
-   Chose an early return over a try/catch so other errors still surface.
-
-6. All user messages:
-    - "Fix the crash in src/cache.ts when the cache is cold. Do not change the public API."
-    - "add a regression test too"
-
-7. Pending Tasks:
-   - Run the full test suite
-   - Update the CHANGELOG
-
-8. Current Work:
-   Writing the regression test in test/cache.test.ts; it fails before the fix and passes after.
-
-9. Optional Next Step:
-   Run npm test and report the result, as the user asked: "add a regression test too".
-
-If you need specific details from before compaction (like exact code snippets, error messages, or content you generated), read the full transcript at: /home/u/.claude/projects/x/abc.jsonl
-Please continue the conversation from where we left it off without asking the user any further questions. Continue with the last task that you were asked to work on.`
-
-const CODEX = `Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to  assist with your own analysis:
-The user wants multimodal support in the Knowledge class.
-
-Goal:
-- Add image embeddings to Knowledge.insert()
-
-Progress and key decisions:
-- Added Document.media (libs/agno/agno/knowledge/document/base.py)
-- Decided to keep text embedders unchanged
-
-Next steps:
-1. Add PgVector support
-2. Write tests in libs/agno/tests/unit/test_knowledge.py`
-
-const CODEX_BRIDGE = `You were originally given instructions from a user over one or more turns. Here were the user messages:
-
-Review this plan for multimodal Knowledge support.
-
-Also check the vector DBs.
-
-${CODEX}`
-
-const GEMINI_OLD = `<state_snapshot>
-    <overall_goal>
-        Refactor the authentication service to use the 'jose' library.
-    </overall_goal>
-    <key_knowledge>
-        - Build Command: \`npm run build\`
-        - Testing: Tests are run with \`npm test\`. Test files must end in \`.test.ts\`.
-    </key_knowledge>
-    <file_system_state>
-        - CWD: \`/home/user/project/src\`
-        - READ: \`package.json\` - Confirmed 'axios' is a dependency.
-        - MODIFIED: \`services/auth.ts\` - Replaced 'jsonwebtoken' with 'jose'.
-        - CREATED: \`tests/new-feature.test.ts\` - Initial test structure for the new feature.
-    </file_system_state>
-    <recent_actions>
-        - Ran \`grep 'old_function'\` which returned 3 results in 2 files.
-        - Ran \`npm run test\`, which failed due to a snapshot mismatch in \`UserProfile.test.ts\`.
-    </recent_actions>
-    <current_plan>
-        1. [DONE] Identify all files using the deprecated 'UserAPI'.
-        2. [IN PROGRESS] Refactor \`src/components/UserProfile.tsx\` to use the new 'ProfileAPI'.
-        3. [TODO] Refactor the remaining files.
-    </current_plan>
-</state_snapshot>`
-
-const PI = `## Goal
-- Add a dark mode toggle to the settings page
-
-## Constraints & Preferences
-- Keep the existing CSS variables
-
-## Progress
-### Done
-- [x] Added \`theme\` to the settings store
-
-### In Progress
-- Wiring the toggle into Settings.tsx
-
-### Blocked
-- None
-
-## Key Decisions
-- **CSS variables over a theme provider**: fewer re-renders
-
-## Next Steps
-1. Persist the choice in localStorage
-
-## Critical Context
-- The store lives in src/store/settings.ts
-
-<read-files>
-/repo/src/store/settings.ts
-/repo/src/pages/Settings.tsx:1-80
-</read-files>
-<modified-files>
-/repo/src/store/settings.ts
-</modified-files>`
-
-const COMPACTD = `## Session Summary (Compaction Round 3)
-
-### Original Task
-Fix the crash in src/cache.ts when the cache is cold. Do not change the public API.
-Later requests (verbatim):
-- "add a regression test too"
-- "use vitest, not jest" (earlier)
-
-### Completed Work
-| File | Action | Description |
-|---|---|---|
-| src/cache.ts | modified | guard in get() |
-| test/cache.test.ts | created | cold-cache test |
-- Reproduced the crash with a cold cache
-
-### Files
-| File | Fate | What changed |
-|---|---|---|
-| src/lru.ts | earlier | eviction order fixed |
-
-### Key Technical Decisions
-- Root cause: get() read entry.value before checking the entry
-- Early return instead of try/catch (earlier)
-
-### Current State
-- Working on: the regression test
-- Last command: \`npm test\` → exit 1
-
-### Pending Work
-- [ ] Update the CHANGELOG
-- [ ] Run the full suite (earlier)
-
-### Errors & Resolutions
-- \`npm test\` → exit 1: TypeError: Cannot read properties of undefined
-    at get (src/cache.ts:42:17)
-
-### Important Notes
-- The TTL clock is mocked globally in test/setup.ts
-
-### Commands Run
-- \`npm test\` (×3, last exit 1)
-
-_This summary integrates 2 earlier compaction rounds (claude-code, compactd)._
-
-### Earlier Actions (oldest first, condensed)
-- (4 less important entries omitted; the summary above covers them)
-- user: "check the TTL path too"
-- read src/cache.ts
-- \`npm test\` → exit 1`
-
-const ROLLING = `## Previously in This Session
-1. Fixed the cold-cache crash in src/cache.ts (2026-06-12 10:00-11:30, ~12k tokens) <!-- at=2026-06-12T11:30:00.000Z since=2026-06-12T10:00:00.000Z i=h k=fix f=src/cache.ts,test/cache.test.ts -->
-2. Chose vitest over jest (2026-06-12 11:45, ~1k tokens) <!-- at=2026-06-12T11:45:00.000Z i=m k=decision -->
-
-## Yesterday
-1. Set up the repository and CI <!-- at=2026-06-11T09:00:00.000Z i=m k=feature -->
-
-## This Week
-1. Explored the LRU design (Mon, ~3k tokens) <!-- at=2026-06-08T09:00:00.000Z i=l -->
-
-## Continuation
-Current task: Add a regression test for the cold cache
-Completed:
-- Guard in get()
-Pending:
-- Update the CHANGELOG
-Key decisions:
-- Early return instead of try/catch
-Relevant files: src/cache.ts, test/cache.test.ts
-`
-
-const CONTINUATION_PROMPT = `[Previous Session Context]
-Current task: Add a regression test for the cold cache
-Completed: Guard in get(), Reproduced the crash
-Pending: Update the CHANGELOG
-Key decisions: Early return; vitest over jest
-Relevant files: src/cache.ts, test/cache.test.ts`
-
-const COPILOT = `Some of the conversation history has been summarized to free up context.
-
-You were originally given instructions from a user over one or more turns. Here were the user messages:
-<user_message>
-Fix the login bug
-</user_message>
-
-Here is a summary of the prior context:
-<summary>
-## Current State
-- The login form now validates the email
-## Next Steps
-- Add a test
-</summary>`
-
 t.test('Claude Code: preamble, numbered sections, the continue instruction left out', async (t) => {
   const s = detectEarlierSummary(CLAUDE)!
   t.equal(s.source, 'claude-code')
@@ -326,6 +103,16 @@ t.test('Claude Code with <analysis>/<summary> tags', async (t) => {
   checkLossless(t, s)
 })
 
+t.test('Claude Code: a numbered title with its text on the same line', async (t) => {
+  const s = detectEarlierSummary(
+    'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\nSummary:\n1. Primary Request and Intent: The user asked to migrate the CI to GitHub Actions.\n2. Pending Tasks: Delete .travis.yml\n3. Current Work: Porting the deploy job.\n',
+  )!
+  t.equal(s.sections.task, 'The user asked to migrate the CI to GitHub Actions.')
+  t.same(s.sections.pending, ['Delete .travis.yml'])
+  t.same(s.sections.state, ['Porting the deploy job.'])
+  checkLossless(t, s)
+})
+
 t.test('Codex: the handoff prefix, and the history bridge before it', async (t) => {
   const s = detectEarlierSummary(CODEX)!
   t.equal(s.source, 'codex')
@@ -340,6 +127,18 @@ t.test('Codex: the handoff prefix, and the history bridge before it', async (t) 
   t.equal(b.source, 'codex')
   t.same(b.sections.requests, ['Review this plan for multimodal Knowledge support.', 'Also check the vector DBs.'])
   t.equal(b.sections.task, s.sections.task)
+})
+
+t.test('Codex: labelled items without headings go to their field', async (t) => {
+  const s = detectEarlierSummary(
+    'Another language model started to solve this problem and produced a summary of its thinking process. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:\n- **Goal:** ship the CSV export\n- **Key decisions:** stream rows instead of buffering\n- **Next steps:** add a test for empty tables\n- The export lives in src/export.ts',
+  )!
+  t.equal(s.source, 'codex')
+  t.equal(s.sections.task, '**Goal:** ship the CSV export')
+  t.same(s.sections.decisions, ['**Key decisions:** stream rows instead of buffering'])
+  t.same(s.sections.pending, ['**Next steps:** add a test for empty tables'])
+  t.same(s.sections.state, ['The export lives in src/export.ts'])
+  checkLossless(t, s)
 })
 
 t.test('Gemini CLI: the older <state_snapshot> with plain lists', async (t) => {
@@ -370,6 +169,13 @@ t.test('pi: a compaction entry summary, bare or labelled', async (t) => {
     ])
     checkLossless(t, s)
   }
+  const wrapped = detectEarlierSummary(`The conversation history before this point was compacted into the following summary:\n\n<summary>\n${PI}\n</summary>`)!
+  t.equal(wrapped.source, 'pi', "pi's own context wrapper")
+  t.equal(wrapped.sections.task, 'Add a dark mode toggle to the settings page')
+  t.notMatch(wrapped.text, /<\/?summary>/)
+  const branch = detectEarlierSummary('The following is a summary of a branch that this conversation came back from:\n\n<summary>\n## Goal\n- try a Redis cache\n\n## Next Steps\n- abandoned: too slow\n</summary>')!
+  t.equal(branch.source, 'pi', 'a branch summary')
+  t.same(branch.sections.pending, ['abandoned: too slow'])
 })
 
 t.test("compactd's own summary: round, tables, renamed sections, action log", async (t) => {

@@ -1,8 +1,10 @@
 /** The shared fixture conversations (read at run time from /work/shared; never copied here). */
 import fs from 'node:fs'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 
-export const SHARED = '/work/shared/fixtures'
+/** /work/shared/fixtures, found from the repository root (this file is in test/engine/facts/). */
+export const SHARED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/fixtures')
 export const FIXTURES = path.join(SHARED, 'conversations')
 export const TRANSCRIPTS = path.join(SHARED, 'transcripts')
 
