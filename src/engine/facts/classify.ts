@@ -66,6 +66,8 @@ const TAG_NAMES = Object.keys(BLOCK_TAGS)
   .map((t) => t.replace(/[-\s]/g, (c) => (c === ' ' ? '[ ]' : '-')))
   .join('|')
 const BLOCK_RE = new RegExp(`(^|\\n)[ \\t]*<(${TAG_NAMES})(?:\\s[^>\\n]*)?>([\\s\\S]*?)<\\/\\2>[ \\t]*(?=\\n|$)`, 'g')
+/** An opening tag that is never closed (a bare `<turn_aborted>` marker): that line only is harness. */
+const OPEN_RE = new RegExp(`(^|\\n)[ \\t]*<(${TAG_NAMES})(?:\\s[^>\\n]*)?\\/?>`, 'g')
 
 /** Untagged harness text: [label, pattern]. Patterns match whole lines or whole runs of lines. */
 const SPANS: [HarnessLabel, RegExp][] = [
@@ -121,6 +123,14 @@ function harnessSpans(text: string): Span[] {
     // A slash command's arguments are what the human typed ("/review fix the tests").
     const keep = tag === 'command-args' && inner.split(/\s+/).length >= 2 ? inner : undefined
     spans.push({ start, end: m.index! + m[0].length, label, tag, ...(keep ? { keep } : {}) })
+  }
+  for (const m of text.matchAll(OPEN_RE)) {
+    const start = m.index! + m[1]!.length
+    const tag = m[2]!
+    if (inFence(start) || spans.some((s) => start >= s.start && start < s.end)) continue
+    if (text.includes(`</${tag}>`, start)) continue
+    const eol = text.indexOf('\n', start)
+    spans.push({ start, end: eol < 0 ? text.length : eol, label: BLOCK_TAGS[tag]!, tag })
   }
   for (const [label, re] of SPANS) {
     for (const m of text.matchAll(re)) {

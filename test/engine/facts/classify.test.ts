@@ -21,6 +21,8 @@ t.test('each harness label, alone, is harness with no human words', async (t) =>
       '<turn_aborted>\n  <turn_id>3</turn_id>\n  <reason>interrupted</reason>\n  <guidance>The user interrupted the previous turn.</guidance>\n</turn_aborted>',
       ['turn-aborted'],
     ],
+    ['<turn_aborted>', ['turn-aborted']],
+    ['<task-notification><task-id>b1</task-id><status>completed</status><summary>Background command finished</summary></task-notification>', ['task-notification']],
     ['<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>', ['command']],
     ['<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args>opus</command-args>', ['command']],
     ['<local-command-stdout>Set model to opus (claude-opus-4)</local-command-stdout>', ['command']],
@@ -64,6 +66,7 @@ t.test('a system-reminder appended to a real request is split off, the request k
   t.same(classifyUserText(before), { kind: 'human', human: 'use postgres instead', harness: ['system-reminder'] })
   const interrupted = '[Request interrupted by user for tool use]\nno, run only the unit tests'
   t.same(classifyUserText(interrupted), { kind: 'human', human: 'no, run only the unit tests', harness: ['interrupt'] })
+  t.same(classifyUserText('<turn_aborted>\nno, keep the old schema'), { kind: 'human', human: 'no, keep the old schema', harness: ['turn-aborted'] }, 'an unclosed marker takes its line only')
   const args = '<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>focus on the auth module</command-args>'
   t.same(classifyUserText(args), { kind: 'human', human: 'focus on the auth module', harness: ['command'] }, "a slash command's arguments are the human's words")
 })
