@@ -53,17 +53,59 @@ export function clip(s: string, max: number): string {
 const PATHLIKE_AT_END = /[\w@.+~-]*(?:\/[\w@.+~-]*)+$|[\w@+-]+\.[A-Za-z]\w{0,9}$/
 
 /**
- * Like clip(), but a cut never lands inside a path or URL: the clipped text ends before
- * the path that would have been cut, so a file name is either whole or absent.
+ * A path no longer than `max`, shortened by dropping leading directories
+ * (`/Users/me/app/src/main/java/com/x/Foo.java` → `…/java/com/x/Foo.java`), never inside
+ * the file name: a name longer than `max` comes back whole. URLs come back untouched.
+ */
+export function shortenPath(path: string, max: number): string {
+  if (path.length <= max || /^[a-z][\w+.-]*:\/\//i.test(path)) return path
+  const segs = path.split('/')
+  for (let k = 1; k < segs.length; k++) {
+    const short = `…/${segs.slice(k).join('/')}`
+    if (short.length <= max || k === segs.length - 1) return short
+  }
+  return path
+}
+
+/** Path tokens of a text: something/with/slashes, not a URL. */
+const PATH_TOKEN = /(?<![\w:/.~…-])(?:…\/|~\/|\.{1,2}\/|\/)?(?:[\w@.+~-]+\/)+[\w@.+~-]+/g
+const URL_TOKEN = /[a-z][\w+.-]*:\/\/\S+/gi
+
+/**
+ * Like clip(), but a cut never lands inside a path or URL. Long paths are first shortened
+ * by dropping leading directories (`…/main/java/com/x/Foo.java`); if the text still does
+ * not fit, it ends before the path that would have been cut, so a file name is either
+ * whole or absent. URLs are never altered: they are kept whole or left out.
  */
 export function clipKeepingPaths(s: string, max: number): string {
-  const one = s.replace(/\s+/g, ' ').trim()
+  let one = s.replace(/\s+/g, ' ').trim()
+  if (one.length <= max) return one
+  // Shorten the longest path by one leading directory at a time until the text fits.
+  for (let guard = 0; guard < 200 && one.length > max; guard++) {
+    let best: { at: number; text: string } | undefined
+    const urls = [...one.matchAll(URL_TOKEN)].map((u) => [u.index, u.index + u[0].length] as const)
+    for (const m of one.matchAll(PATH_TOKEN)) {
+      const text = m[0]
+      const at = m.index
+      if (urls.some(([a, b]) => at < b && at + text.length > a)) continue
+      const rest = text.startsWith('…/') ? text.slice(2) : text
+      if (rest.split('/').filter(Boolean).length < 3) continue
+      if (!best || text.length > best.text.length) best = { at, text }
+    }
+    if (!best) break
+    const body = best.text.replace(/^(?:…\/|~\/|\.{1,2}\/|\/)/, '')
+    const shorter = `…/${body.split('/').slice(1).join('/')}`
+    one = one.slice(0, best.at) + shorter + one.slice(best.at + best.text.length)
+  }
   if (one.length <= max) return one
   let head = one.slice(0, max - 1)
   const next = one[max - 1] ?? ''
-  if (/[\w@.+/~-]/.test(next)) {
+  if (/[\w@.+/~:?=&%#-]/.test(next)) {
     const m = PATHLIKE_AT_END.exec(head)
     if (m && (m[0].includes('/') || m[0].includes('.'))) head = head.slice(0, m.index).trimEnd()
+    // A URL cut anywhere is dropped whole.
+    const url = /[a-z][\w+.-]*:\/\/\S*$/i.exec(head)
+    if (url) head = head.slice(0, url.index).trimEnd()
   }
   return `${head}…`
 }
