@@ -47,6 +47,20 @@ function isPathLike(s: string): boolean {
   return /[\w@]/.test(s)
 }
 
+/** `p` resolved against `cwd` when it is relative and the directory is known; `.` and `..` folded. */
+export function resolvePath(p: string, cwd: string | undefined): string {
+  const n = normalizePath(p)
+  if (isUrl(n) || !cwd || n.startsWith('/') || n.startsWith('~')) return n
+  const segs = `${cwd.replace(/\/+$/, '')}/${n}`.split('/')
+  const out: string[] = []
+  for (const seg of segs) {
+    if (seg === '.' || (seg === '' && out.length > 0)) continue
+    if (seg === '..' && out.length > 1 && out[out.length - 1] !== '..') out.pop()
+    else out.push(seg)
+  }
+  return out.join('/') || '/'
+}
+
 function basename(p: string): string {
   return p.replace(/\/+$/, '').split('/').pop() ?? p
 }
@@ -60,7 +74,7 @@ const PROJECT_DIR_RE = /(?:^|\/)(?:src|lib|libs|tests?|spec|pkg|internal|cmd|app
  */
 export function isScratchPath(path: string): boolean {
   if (isUrl(path)) return false
-  if (/^\/(?:private\/)?(?:var\/)?tmp\//.test(path) || /^~?\/?tmp\//.test(path)) return true
+  if (/^\/(?:private\/)?(?:var\/)?tmp\//.test(path)) return true
   return SCRATCH_NAME_RE.test(basename(path)) && !PROJECT_DIR_RE.test(path)
 }
 
@@ -206,7 +220,13 @@ export function replacementChange(path: string, oldText: string, newText: string
   return { path, op: 'edit', added: added.length, removed: removed.length, hunks: 1, ...(symbols.length ? { symbols } : {}), note, ...extra }
 }
 
+/** Content replaced by a placeholder (an earlier compaction evicted it): its size is unknown. */
+function isPlaceholder(content: string): boolean {
+  return /^\s*\[[^\n\]]*(?:evicted|masked|omitted|compacted|truncated)[^\n\]]*\]\s*$/i.test(content)
+}
+
 function createChange(path: string, content: string | undefined, op: 'create' | 'edit' = 'create'): FileChange {
+  if (content !== undefined && isPlaceholder(content)) content = undefined
   const n = content === undefined ? undefined : lineCount(content)
   const symbols = content ? symbolsIn(path, content.split('\n').slice(0, 400)) : []
   return {
@@ -715,6 +735,22 @@ function langOf(path: string, interpreter?: string): 'python' | 'js' | 'shell' |
   return undefined
 }
 
+/**
+ * Changes a failed command most likely did not make: a patch that did not apply, a script
+ * that did not run. Plain file commands (sed -i, mv, redirects) before a later failure did.
+ */
+const FRAGILE = new WeakSet<FileChange>()
+function fragile(c: FileChange): FileChange {
+  FRAGILE.add(c)
+  return c
+}
+function fragileIf(src: FileChange, dst: FileChange): void {
+  if (FRAGILE.has(src)) FRAGILE.add(dst)
+}
+export function isFragileChange(c: FileChange): boolean {
+  return FRAGILE.has(c)
+}
+
 export interface ShellAnalysis {
   changes: FileChange[]
   /** Search pattern of a grep/rg in the command. */
@@ -730,21 +766,26 @@ function isFileArg(a: string): boolean {
 }
 
 /** What a shell command does to files. `scripts` resolves `python x.py` to x.py's content. */
-export function analyzeShell(command: string, scripts?: ScriptMemory, depth = 0): ShellAnalysis {
+export function analyzeShell(command: string, scripts?: ScriptMemory, depth = 0, workdir?: string): ShellAnalysis {
   const changes: FileChange[] = []
   const written = new Map<string, string>()
   let search: string | undefined
+  // The working directory, when a `cd` to an absolute path (or the call's workdir) says it.
+  let cwd = workdir && (workdir.startsWith('/') || workdir.startsWith('~')) ? workdir : undefined
+  const at = (p: string) => resolvePath(p, cwd)
   const add = (c: FileChange) => {
     if (!isPathLike(c.path)) return
-    changes.push(c)
+    const r: FileChange = { ...c, path: at(c.path), ...(c.from ? { from: at(c.from) } : {}) }
+    fragileIf(c, r)
+    changes.push(r)
   }
   const runScript = (code: string, lang: 'python' | 'js' | 'shell' | undefined, label: string) => {
     if (lang === 'shell') {
-      if (depth < 3) for (const c of analyzeShell(code, scripts, depth + 1).changes) add(c.op === 'read' ? c : { ...c, note: c.note ?? `by \`${label}\`` })
+      if (depth < 3) for (const c of analyzeShell(code, scripts, depth + 1, cwd).changes) add(fragile(c.op === 'read' ? c : { ...c, note: c.note ?? `by \`${label}\`` }))
       return
     }
     for (const o of scriptFileOps(code, lang ?? 'other')) {
-      add({ path: o.path, op: o.op, ...(o.from ? { from: o.from } : {}), note: o.op === 'delete' ? `deleted by \`${label}\`` : o.op === 'rename' ? `renamed by \`${label}\`` : `written by \`${label}\`` })
+      add(fragile({ path: o.path, op: o.op, ...(o.from ? { from: o.from } : {}), note: o.op === 'delete' ? `deleted by \`${label}\`` : o.op === 'rename' ? `renamed by \`${label}\`` : `written by \`${label}\`` }))
     }
   }
   for (const st of parseShell(command)) {
@@ -752,6 +793,11 @@ export function analyzeShell(command: string, scripts?: ScriptMemory, depth = 0)
     const cmd = words[0] ? basename(words[0]) : ''
     const args = words.slice(1)
     const label = clipCode(st.text || words.join(' '), 80)
+    if (cmd === 'cd' || cmd === 'pushd') {
+      const dir = args.find((a) => !a.startsWith('-'))
+      cwd = dir && (dir.startsWith('/') || dir.startsWith('~')) ? normalizePath(dir) : dir && cwd && !dir.includes('$') ? resolvePath(dir, cwd) : undefined
+      continue
+    }
     // Redirections: `> f` creates, `>> f` appends (not 2>, not >&, not /dev/*).
     for (const r of st.redirects) {
       if (!/^(?:>|>\||&>|>>|&>>)$/.test(r.op) || (r.fd && r.fd !== '1') || !isPathLike(r.target) || /^&?\d+$/.test(r.target)) continue
@@ -759,7 +805,7 @@ export function analyzeShell(command: string, scripts?: ScriptMemory, depth = 0)
       const body = st.heredoc ?? (cmd === 'echo' || cmd === 'printf' ? args.filter((a) => !/^-\w$/.test(a)).join(' ') : undefined)
       const append = r.op.endsWith('>>')
       if (body !== undefined && (cmd === 'cat' || cmd === 'echo' || cmd === 'printf' || cmd === '')) {
-        if (!append) written.set(path, body)
+        if (!append) written.set(at(path), body)
         const n = lineCount(body)
         add({ path, op: append ? 'edit' : 'create', added: n, ...(symbolsIn(path, body.split('\n')).length ? { symbols: symbolsIn(path, body.split('\n')) } : {}), note: append ? `appended ${n} line${n === 1 ? '' : 's'}` : `${n} lines` })
       } else add({ path, op: append ? 'edit' : 'create', note: `${append ? 'appended' : 'output'} of \`${clipCode(words.join(' '), 60)}\`` })
@@ -770,7 +816,7 @@ export function analyzeShell(command: string, scripts?: ScriptMemory, depth = 0)
       const append = args.some((a) => /^-\w*a/.test(a) || a === '--append')
       for (const f of operands(args)) {
         const path = normalizePath(f)
-        if (st.heredoc !== undefined && !append) written.set(path, st.heredoc)
+        if (st.heredoc !== undefined && !append) written.set(at(path), st.heredoc)
         const n = st.heredoc !== undefined ? lineCount(st.heredoc) : undefined
         add({ path, op: append ? 'edit' : 'create', ...(n !== undefined ? { added: n, note: `${append ? 'appended ' : ''}${n} lines` } : { note: `written by \`${label}\`` }) })
       }
@@ -834,11 +880,11 @@ export function analyzeShell(command: string, scripts?: ScriptMemory, depth = 0)
       if (!args.includes('--staged') || args.includes('--worktree')) for (const f of files) if (isPathLike(f)) add({ path: normalizePath(f), op: 'edit', note: `reverted by \`git ${git}\`` })
     } else if (git === 'apply' || cmd === 'patch') {
       const patchFile = operands(git ? args.slice(1) : args, /^(?:-p|-d|--directory|-i|--input)$/).find(isFileArg) ?? st.redirects.find((r) => r.op === '<')?.target
-      const text = st.heredoc ?? (patchFile ? scripts?.get(normalizePath(patchFile)) : undefined)
-      if (text && !args.includes('--check') && !args.includes('--stat')) for (const c of parseUnifiedDiff(text)) add(c)
+      const text = st.heredoc ?? (patchFile ? scripts?.get(at(patchFile)) : undefined)
+      if (text && !args.includes('--check') && !args.includes('--stat')) for (const c of parseUnifiedDiff(text)) add(fragile(c))
     } else if (cmd === 'apply_patch' || cmd === 'applypatch') {
       const text = st.heredoc ?? args.find((a) => a.includes('*** Begin Patch'))
-      if (text) for (const c of parseApplyPatch(text)) add(c)
+      if (text) for (const c of parseApplyPatch(text)) add(fragile(c))
     } else if (/^(?:python[\d.]*|pypy3?|node|bun|deno|ruby|(?:ba|z|da)?sh)$/.test(cmd)) {
       const lang = langOf('', cmd)
       const c = args.findIndex((a) => a === '-c' || a === '-e' || a === '--eval' || a === '-p' || a === '-lc' || a === '-ec' || /^-\w*c$/.test(a))
@@ -847,12 +893,12 @@ export function analyzeShell(command: string, scripts?: ScriptMemory, depth = 0)
       else {
         const script = args.find((a) => !a.startsWith('-'))
         if (script && args.indexOf(script) > 0 && args[args.indexOf(script) - 1] === '-m') continue
-        const code = script ? scripts?.get(normalizePath(script)) : undefined
+        const code = script ? scripts?.get(at(script)) : undefined
         if (script && code !== undefined) runScript(code, langOf(script, cmd), label)
       }
     } else if (/\.(?:py|sh|js|mjs)$/.test(words[0]!) || words[0]!.includes('/')) {
       // ./fix.sh, scripts/fix.py: a script the session wrote, run directly.
-      const code = scripts?.get(normalizePath(words[0]!))
+      const code = scripts?.get(at(words[0]!))
       if (code !== undefined) runScript(code, langOf(words[0]!, /^#!.*\b(python[\d.]*|node|bash|sh)\b/.exec(code)?.[1]), label)
     } else if (READ_CMDS.test(cmd) || (cmd === 'sed' && args.includes('-n'))) {
       const files = cmd === 'sed' ? operands(args, /^-e$/).slice(1) : operands(args, /^(?:-n|-c|--lines|--bytes)$/)
@@ -956,7 +1002,7 @@ export function changesOfCall(call: CallInput, scripts?: ScriptMemory): { change
   // Shell.
   const command = commandOf(args)
   if (call.kind === 'shell' || (!call.kind && command && !path && !WRITE_TOOL.test(name) && !EDIT_TOOL.test(name))) {
-    const a = analyzeShell(command ?? str(args.value) ?? '', scripts)
+    const a = analyzeShell(command ?? str(args.value) ?? '', scripts, 0, str(args.workdir) ?? str(args.cwd) ?? str(args.working_directory) ?? str(args.dir_path))
     return { changes: a.changes, written: a.written, ...(a.search !== undefined ? { search: a.search } : {}) }
   }
 
@@ -1067,6 +1113,12 @@ export class ArtifactTracker {
     const args = typeof call.args === 'string' ? parseArgs(call.args) : call.args
     const isShell = call.kind === 'shell' || (!call.kind && commandOf(args) !== undefined && !filePathOf(args))
     if (call.failed && !isShell) return changes.filter((c) => c.op === 'read').map((c) => this.record(c, index))
+    if (call.failed) {
+      // A failed patch did not apply; a script that could not start wrote nothing.
+      const kept = changes.filter((c) => !isFragileChange(c))
+      changes.length = 0
+      changes.push(...kept)
+    }
     for (const [p, content] of written) this.remember(p, content)
     // Replacements keep the remembered script current.
     for (const c of changes) {
@@ -1146,11 +1198,14 @@ export function foldFileFates(changes: readonly (FileChange & { index?: number }
   const files = new Map<string, FileFate & { preexisting: boolean; order: number }>()
   const byBase = new Map<string, string[]>()
   let order = 0
+  const c1 = (candidates: string[]) => candidates.length === 1
   const keyOf = (path: string): string | undefined => {
     if (files.has(path)) return path
     const candidates = byBase.get(basename(path)) ?? []
-    // Relative and absolute spellings of one file; a bare name matches only itself.
-    return candidates.find((c) => (path.includes('/') && c.endsWith(`/${path}`)) || (c.includes('/') && path.endsWith(`/${c}`)))
+    // Relative and absolute spellings of one file; a bare name matches a file of that name if it is the only one.
+    const hit = candidates.find((c) => c.endsWith(`/${path}`) || path.endsWith(`/${c}`))
+    if (hit && (path.includes('/') || c1(candidates))) return hit
+    return undefined
   }
   const create = (path: string, fate: Fate, index: number, preexisting: boolean) => {
     const f = { path, fate, added: 0, removed: 0, hunks: 0, symbols: [], notes: [], scratch: isScratchPath(path), firstIndex: index, lastIndex: index, preexisting, order: order++ }

@@ -36,7 +36,7 @@ export interface OutcomeInput {
 const ANSI_RE = /\x1b\[[0-9;?]*[A-Za-z]/g
 
 function lines(output: string): string[] {
-  return output.replace(ANSI_RE, '').replace(/\r\n?/g, '\n').split('\n')
+  return output.replace(ANSI_RE, '').replace(/\r\n?/g, '\n').replace(/<\/?output>/g, '').split('\n')
 }
 
 function clipLine(s: string, max = 300): string {
@@ -210,7 +210,8 @@ export function extractFailingTests(output: string): { name: string; error?: str
     const tb = ends.find((e) => e.start > i)
     const next = ls.findIndex((l, k) => k > i && /^(?:ERROR|FAIL): test\w* \(/.test(l))
     const error = tb && (next < 0 || tb.start < next) ? ls[tb.end] : undefined
-    add(`${m[2]}.${m[1]}`, error)
+    // Python 3.11+ prints the full name in the parentheses: "test_x (pkg.Case.test_x)".
+    add(m[2]!.endsWith(`.${m[1]}`) ? m[2]! : `${m[2]}.${m[1]}`, error)
   }
   // go test: "--- FAIL: TestX (0.00s)" followed by indented "file_test.go:12: message".
   for (let i = 0; i < ls.length; i++) {
@@ -325,7 +326,8 @@ function isPipeline(command: string | undefined): boolean {
 /** The last command of the pipeline answers "no match" or "differs" with exit 1. */
 function quietExitOne(command: string | undefined): boolean {
   if (!command) return false
-  const last = command.split(/\|\||&&|;|\n|\|/).map((s) => s.trim()).filter(Boolean).at(-1) ?? ''
+  const unquoted = command.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, '""')
+  const last = unquoted.split(/\|\||&&|;|\n|\|/).map((s) => s.trim()).filter(Boolean).at(-1) ?? ''
   return /^(?:grep|egrep|fgrep|rg|ag|ack|git grep|diff|cmp|git diff --(?:quiet|exit-code))\b/.test(last)
 }
 

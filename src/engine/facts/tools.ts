@@ -3,7 +3,7 @@
  * target, how it ended (outcome.ts: from evidence only) and what it did to which files
  * (artifacts.ts). Used by masking (one-line digests), the action log and the summary.
  */
-import { analyzeShell, ArtifactTracker, changesOfCall, isScratchPath, isUrl, type FileChange } from './artifacts.ts'
+import { analyzeShell, ArtifactTracker, changesOfCall, isFragileChange, isScratchPath, isUrl, type FileChange } from './artifacts.ts'
 import { extractErrorDetail, extractErrorLine, extractExitCode, outcomeOf, type Outcome } from './outcome.ts'
 import { argvOf, commandOf, firstKey, firstString, FILE_KEYS, parseArgs, PATH_KEYS, PATTERN_KEYS, str } from './tool-args.ts'
 import { clip, clipKeepingPaths, isTestCommand } from './text.ts'
@@ -187,8 +187,13 @@ export function digestToolCall(tool: string, argsText: string, output: string, i
   const command = kind === 'shell' ? (commandOf(args) ?? str(args.value) ?? argsText) : undefined
   const outcome = outcomeOf({ kind, output, isError, ...(command ? { command } : {}) })
   const call = { tool, args, output, kind }
-  const failedTool = outcome.status === 'error' && kind !== 'shell'
-  const changes = tracker ? tracker.add({ ...call, failed: failedTool }) : failedTool ? [] : changesOfCall(call).changes
+  // A failed edit or write changed nothing; a failed command's patches and scripts likely did not either.
+  const failed = outcome.status === 'error'
+  const changes = tracker
+    ? tracker.add({ ...call, failed })
+    : failed && kind !== 'shell'
+      ? []
+      : changesOfCall(call).changes.filter((c) => !(failed && isFragileChange(c)))
   const d: ToolDigest = {
     tool,
     kind,
