@@ -28,12 +28,17 @@ t.test('successes are not reported as failures, in the digest line either', asyn
     ['Bash', { command: 'streamlit --help' }, 'Options:\n  --logger.level TEXT  Level of logging: error, warning\n  --client.showErrorDetails BOOLEAN  Whether to send error details when a script failed.'],
     ['Bash', { command: 'python scripts/healthcheck.py http://localhost:8501' }, 'healthcheck: ok (status 200, latency 12ms, timeout: 5s)'],
     ['Bash', { command: 'bash scripts/run_checks.sh' }, 'if [ "$FAIL_COUNT" -gt 0 ]; then\n  echo "Failed: ${FAIL_COUNT}"\n  exit 1\nfi\nAll checks passed'],
+    // Error words inside the success message: a path, a description, a task id.
+    ['Write', { file_path: '/repo/src/error/handler.py', content: 'x = 1\n' }, 'File created successfully at: /repo/src/error/handler.py'],
+    ['Monitor', { command: 'tail -f app.log', description: 'watch for errors' }, 'Monitor started: watching app.log for errors (timeout 30s)'],
+    ['TaskStop', { task_id: 'failed-jobs-watcher' }, 'Successfully stopped task failed-jobs-watcher'],
+    ['Edit', { file_path: '/repo/src/exceptions/invalid.py', old_string: 'a', new_string: 'b' }, 'The file /repo/src/exceptions/invalid.py has been updated.'],
   ]
   for (const [tool, args, output] of ok) {
     const d = digest(tool, args, output)
     const line = formatDigest(d)
     t.equal(d.status, 'ok', line)
-    t.notMatch(line, /✗|failed|exit [1-9]|error:/, line)
+    t.notMatch(line, /✗|\| failed \||\| exit [1-9]|\| error:/, line)
     t.equal(d.exitCode, undefined)
   }
 })
