@@ -72,7 +72,7 @@ export const configSchema = z.object({
   /** Compaction defaults (seeds 001-004); each can be overridden per request. */
   COMPACTION_DEFAULT_STRATEGY: z.string().default('mask,rules').transform(csv).pipe(z.array(z.enum(['mask', 'rules', 'llm', 'truncate'])).min(1)),
   COMPACTION_KEEP_RECENT: int(10),
-  COMPACTION_MAX_SUMMARY_TOKENS: int(800, 50),
+  COMPACTION_MAX_SUMMARY_TOKENS: int(2000, 50),
   /** Checkpoints kept per session; older ones are folded into a summary of summaries. */
   COMPACTION_MAX_CHECKPOINTS: int(5, 1),
 

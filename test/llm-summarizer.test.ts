@@ -7,7 +7,9 @@
 import t from 'tap'
 import { testConfig, type Config } from '../src/config.ts'
 import { buildSummaryPrompt, formatMessagesForSummary } from '../src/engine/compaction/prompts.ts'
-import { llmSummarizer, normaliseSummary, toolUnits } from '../src/engine/compaction/strategies/llm.ts'
+import { llmSummarizer, normaliseSummary } from '../src/engine/compaction/strategies/llm.ts'
+import { computeUnits } from '../src/engine/conversation/pairing.ts'
+import { extractHandover } from '../src/engine/facts/handover.ts'
 import { detectSummaryRound, keyFactsFromSummary, parseSummarySections, summaryHeader } from '../src/engine/compaction/summary-format.ts'
 import { SummarizerError, type SummaryRequest } from '../src/engine/compaction/types.ts'
 import { parseConversation, type CanonicalMessage } from '../src/engine/messages/index.ts'
@@ -74,6 +76,7 @@ function longSession(): CanonicalMessage[] {
 function request(messages: CanonicalMessage[], over: Partial<SummaryRequest> = {}): SummaryRequest {
   return {
     messages,
+    facts: extractHandover(messages, { preserveErrorDetails: true }),
     originalTask: TASK,
     round: 2,
     budgetTokens: 800,
@@ -200,7 +203,7 @@ t.test('prompt: previous summary integrated once, instructions replace vs append
 
   // Tool calls and their results stay in one unit.
   const long = longSession()
-  const units = toolUnits(long)
+  const units = computeUnits(long).map((u) => Array.from({ length: u.end - u.start + 1 }, (_, k) => u.start + k))
   t.same(units.flat(), long.map((_, i) => i), 'units cover every message once, in order')
   const parallel = units.find((u) => u.length === 11)
   t.ok(parallel, 'ten parallel calls and their results form one unit')
@@ -260,7 +263,8 @@ for (const provider of PROVIDERS) {
 
     fake.enqueue({ kind: 'ok', content: '### Original Task\nx\n### Current State\n- Working on: tests' })
     const prepended = await llmSummarizer(client).summarize(request(smallSession(), { round: 5 }))
-    t.equal(prepended.text, '## Session Summary (Compaction Round 5)\n\n### Original Task\nx\n### Current State\n- Working on: tests')
+    t.ok(prepended.text.startsWith('## Session Summary (Compaction Round 5)\n\n### Original Task\nx\n### Current State\n- Working on: tests'), 'header prepended to the model text')
+    t.match(prepended.text, /\(completed from the extracted facts\)/, 'what the model dropped of the extracted facts is appended')
     t.equal(prepended.keyFacts.currentTask, 'tests')
   })
 

@@ -32,6 +32,8 @@ export interface SummaryPromptInput {
   preserveErrorDetails?: boolean
   /** Default `single`. */
   stage?: SummaryStage
+  /** Facts compactd extracted from the messages (files and their fates, failures, instructions, plan): the summary must keep them. */
+  extractedFacts?: string
 }
 
 export interface SummaryPrompt {
@@ -94,6 +96,9 @@ export function buildSummaryPrompt(input: SummaryPromptInput): SummaryPrompt {
   const heading = stage.kind === 'combine' ? '## Partial Summaries to Combine' : '## Messages to Summarize'
   const note = stageNote(stage)
   sections.push(`${heading}\n${note ? `${note}\n\n` : ''}${input.formattedMessages.trim() || '(no messages)'}`)
+  if (input.extractedFacts?.trim() && stage.kind !== 'partial') {
+    sections.push(`## Extracted Facts\nExtracted mechanically from the whole range: keep every file with what happened to it, every failure with its error, every user instruction and every open plan item.\n\n${input.extractedFacts.trim()}`)
+  }
 
   if (replace) {
     sections.push(`## Instructions\n${custom}`)

@@ -4,6 +4,7 @@
  */
 import type { CanonicalMessage, MessageFormat } from '../messages/canonical.ts'
 import type { TokenCounter } from '../tokens/count.ts'
+import type { HandoverFacts } from '../facts/handover.ts'
 
 export type StrategyName = 'mask' | 'rules' | 'llm' | 'truncate'
 export const STRATEGY_NAMES: readonly StrategyName[] = ['mask', 'rules', 'llm', 'truncate']
@@ -31,8 +32,10 @@ export interface PreviousSummary {
 
 /** What a summarizer strategy receives. */
 export interface SummaryRequest {
-  /** The messages to summarise, originals (not masked), in order. */
+  /** The messages to summarise, originals (not masked), in order; earlier summaries excluded (see facts.earlier). */
   messages: readonly CanonicalMessage[]
+  /** The handover facts of those messages, extracted once by the orchestrator. */
+  facts: HandoverFacts
   previousSummary?: PreviousSummary
   /** Text of the first user message (the original task). */
   originalTask: string
@@ -145,7 +148,7 @@ export const DEFAULT_COMPACT_OPTIONS = {
   excludeTools: [] as string[],
   clearToolInputsOver: 0,
   preserveErrorDetails: true,
-  maxSummaryTokens: 800,
+  maxSummaryTokens: 2000,
   instructionsMode: 'append' as const,
   force: false,
   dryRun: false,

@@ -17,7 +17,7 @@
  */
 import { isSystemLike, toolResultsOf, type CanonicalMessage, type CanonicalPart } from '../messages/canonical.ts'
 import { IMAGE_TOKENS, TOOL_CALL_OVERHEAD, type TokenCounter } from '../tokens/count.ts'
-import { TOKENS_PER_MESSAGE } from '../tokens/tokenizer.ts'
+import { TOKENS_PER_MESSAGE, TOKENS_PER_NAME } from '../tokens/tokenizer.ts'
 import type { Unit } from './pairing.ts'
 
 export type Side = 'system' | 'user' | 'assistant'
@@ -34,29 +34,36 @@ export function sideOf(message: CanonicalMessage): Side {
   return message.role === 'assistant' ? 'assistant' : 'user'
 }
 
-/** Split at unit starts where the side changes: boundaries every format has. */
-export function segmentsOf(messages: readonly CanonicalMessage[], units: readonly Unit[]): Segment[] {
+/**
+ * Split at unit starts where the side changes: boundaries every format has. Messages in
+ * `isolated` (an earlier compaction summary that is a message of its own, as compactd
+ * and other agents write them) always get a segment of their own.
+ */
+export function segmentsOf(messages: readonly CanonicalMessage[], units: readonly Unit[], isolated: ReadonlySet<number> = new Set()): Segment[] {
   const out: Segment[] = []
+  let alone = false
   for (const u of units) {
     const side = sideOf(messages[u.start]!)
     const last = out.at(-1)
+    const isolate = u.start === u.end && isolated.has(u.start)
     // A unit ends where its last result is; the side that matters for the cut is where the previous one ended.
-    if (last && sideOf(messages[last.end]!) === side) {
+    if (last && !alone && !isolate && sideOf(messages[last.end]!) === side) {
       last.end = u.end
       continue
     }
     out.push({ start: u.start, end: u.end, side })
+    alone = isolate
   }
   return out
 }
 
 /** Per-message overhead of one event: OpenAI's per-message tokens plus its role. */
-const EVENT_OVERHEAD = TOKENS_PER_MESSAGE + 1
+export const EVENT_OVERHEAD = TOKENS_PER_MESSAGE + 1
 
 /**
  * Events a run of messages holds as OpenAI chat would send it: one per tool result,
  * one for the user's own words (however many messages carry them), one per assistant
- * turn, one per system turn.
+ * turn; none for system messages.
  */
 export function neutralMessageCount(messages: readonly CanonicalMessage[]): number {
   let n = 0
@@ -64,6 +71,9 @@ export function neutralMessageCount(messages: readonly CanonicalMessage[]): numb
   let userWords = false
   for (const m of messages) {
     const side = sideOf(m)
+    // System text counts no event of its own: Anthropic gathers it all into one top-level
+    // system prompt (the plan's reserve covers that one), so it never splits a run either.
+    if (side === 'system') continue
     if (side !== prev) userWords = false
     if (side === 'user') {
       n += toolResultsOf(m).length
@@ -79,8 +89,8 @@ export function neutralMessageCount(messages: readonly CanonicalMessage[]): numb
 
 /**
  * Tool arguments written one way whatever the caller sent: JSON with ", " and ": "
- * separators (the wider of the two common spellings, so the real count rarely exceeds
- * it); unparsable arguments as they are.
+ * separators and non-ASCII escaped (Python's json.dumps, the widest of the common
+ * spellings, so the real count rarely exceeds it); unparsable arguments as they are.
  */
 export function canonicalArgs(argsText: string): string {
   if (!argsText) return argsText
@@ -93,6 +103,21 @@ export function canonicalArgs(argsText: string): string {
   }
 }
 
+/**
+ * Tool arguments as compact JSON, whatever spacing or escaping the caller used (text
+ * that is not JSON as it is): what extractors read, so their output is the same in
+ * every format.
+ */
+export function compactArgs(argsText: string): string {
+  const c = argsText.charCodeAt(0)
+  if (c !== 123 && c !== 91) return argsText
+  try {
+    return JSON.stringify(JSON.parse(argsText))
+  } catch {
+    return argsText
+  }
+}
+
 function spacedJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(spacedJson).join(', ')}]`
   if (v && typeof v === 'object') {
@@ -100,7 +125,8 @@ function spacedJson(v: unknown): string {
       .map(([k, x]) => `${JSON.stringify(k)}: ${spacedJson(x)}`)
       .join(', ')}}`
   }
-  return JSON.stringify(v) ?? 'null'
+  const json = JSON.stringify(v) ?? 'null'
+  return typeof v === 'string' ? json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json
 }
 
 function neutralPartTokens(part: CanonicalPart, counter: TokenCounter): number {
@@ -142,6 +168,11 @@ export function neutralCounter(counter: TokenCounter): NeutralCounter {
       if (messages.length === 0) return 0
       let n = 0
       for (const m of messages) n += content(m)
+      // OpenAI may send each result with its tool's name; count it for every format (the
+      // call is in the same unit, so its name is at hand).
+      const names = new Map<string, string>()
+      for (const m of messages) for (const p of m.parts) if (p.type === 'tool-call') names.set(p.id, p.name)
+      for (const m of messages) for (const p of m.parts) if (p.type === 'tool-result') n += TOKENS_PER_NAME + counter.text(names.get(p.callId) ?? 'tool')
       return Math.ceil((n + EVENT_OVERHEAD * neutralMessageCount(messages)) * counter.margin)
     },
   }

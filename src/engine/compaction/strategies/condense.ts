@@ -7,11 +7,12 @@
  * facts an agent needs (files, commands, exit codes, errors) stay where they were.
  */
 import type { FormatAdapter } from '../../messages/adapter.ts'
-import { toolCallsOf, type CanonicalMessage, type CanonicalPart } from '../../messages/canonical.ts'
+import { toolCallsOf, type CanonicalMessage } from '../../messages/canonical.ts'
 import type { TokenCounter } from '../../tokens/count.ts'
 import { KEY_SENTENCE_RE } from '../extract/facts.ts'
-import { clip, parseArgs, stripHeredocBodies } from '../extract/tools.ts'
+import { clip, parseArgs, stripHeredocBodies } from '../../facts/tools.ts'
 import { MASK_PREFIX, maskRange, type MaskOptions } from './mask.ts'
+import { canonicalArgs } from '../../conversation/segments.ts'
 
 /** Tool inputs above this many tokens are cut down. */
 const INPUT_TOKENS_KEPT = 60
@@ -61,30 +62,6 @@ function condenseProse(text: string): string {
   return `${keep.join(' ')} [condensed]`
 }
 
-/** Replace an assistant message's text with `text`, in any format: text blocks are {type:'text', text} in all three. */
-export function withAssistantText(message: CanonicalMessage, text: string): CanonicalMessage {
-  const raw = message.raw as Record<string, unknown>
-  let first = true
-  const parts = message.parts.flatMap((p): CanonicalPart[] => {
-    if (p.type !== 'text') return [p]
-    if (!first) return []
-    first = false
-    return [{ type: 'text' as const, text }]
-  })
-  let content: unknown
-  if (typeof raw.content === 'string') content = text
-  else if (Array.isArray(raw.content)) {
-    let placed = false
-    content = (raw.content as Record<string, unknown>[]).flatMap((b) => {
-      if (!b || b.type !== 'text') return [b]
-      if (placed) return []
-      placed = true
-      return [{ ...b, text }]
-    })
-  } else return message
-  return { ...message, parts, raw: { ...raw, content } }
-}
-
 export function condenseRange(
   all: readonly CanonicalMessage[],
   from: number,
@@ -99,12 +76,12 @@ export function condenseRange(
     if (m.role !== 'assistant') return m
     let out = m
     for (const c of toolCallsOf(out)) {
-      if (c.argsText.includes(MASK_PREFIX) || counter.text(c.argsText) <= INPUT_TOKENS_KEPT) continue
+      if (c.argsText.includes(MASK_PREFIX) || counter.text(canonicalArgs(c.argsText)) <= INPUT_TOKENS_KEPT) continue
       if (opts.excludeTools.some((t) => t.toLowerCase() === c.name.toLowerCase())) continue
       out = adapter.withToolCallArgs(out, c.id, condenseArgs(c.argsText))
     }
     const text = out.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('\n')
-    if (text && !text.endsWith('[condensed]') && counter.text(text) > PROSE_TOKENS_KEPT) out = withAssistantText(out, condenseProse(text))
+    if (text && !text.endsWith('[condensed]') && counter.text(text) > PROSE_TOKENS_KEPT) out = adapter.withText(out, condenseProse(text))
     return out
   })
 }

@@ -14,8 +14,9 @@
  *           (each level at least halves their number, so it terminates).
  */
 import type { CanonicalMessage } from '../../messages/canonical.ts'
-import { toolCallsOf, toolResultsOf } from '../../messages/canonical.ts'
+import { computeUnits } from '../../conversation/pairing.ts'
 import { buildSummaryPrompt, MESSAGE_SEPARATOR, renderMessagesForSummary, truncateMiddle, type SummaryPrompt, type SummaryStage } from '../prompts.ts'
+import { completeFromFacts, factsForPrompt } from '../summarizers/facts-check.ts'
 import { keyFactsFromSummary, parseSummarySections, SECTION_TITLES, SUMMARY_HEADER_RE, summaryHeader } from '../summary-format.ts'
 import {
   SummarizerError,
@@ -60,6 +61,8 @@ interface Ctx {
   usage: { inputTokens: number; outputTokens: number; calls: number }
   /** Budget of partial and intermediate summaries: never more than this. */
   partialCap: number
+  /** The handover facts as prompt text (facts-check.ts), sent with the final call. */
+  extractedFacts: string
 }
 
 export function llmSummarizer(client: SummarizerClient): Summarizer {
@@ -84,6 +87,7 @@ async function summarize(client: SummarizerClient, req: SummaryRequest): Promise
     originalTask,
     usage: { inputTokens: 0, outputTokens: 0, calls: 0 },
     partialCap: budget,
+    extractedFacts: fitText(client, factsForPrompt(req.facts, req.originalTask, budget, (s) => client.countTokens(s)), Math.floor((window - budget) / 4)),
   }
 
   const charLimit = Math.min(MAX_MESSAGE_CHARS, Math.max(MIN_MESSAGE_CHARS, Math.floor(client.contextLimit * 0.4)))
@@ -124,7 +128,8 @@ async function mapReduce(ctx: Ctx, rendered: string[], previous: string | undefi
 
   // Units: never split a tool call from its results. A unit too large for any chunk is shortened.
   const unitRoom = window - overhead - ctx.partialCap
-  const units = toolUnits(ctx.req.messages).map((indices) => {
+  const units = computeUnits(ctx.req.messages).map((u) => {
+    const indices = Array.from({ length: u.end - u.start + 1 }, (_, k) => u.start + k)
     const text = fitText(client, indices.map((i) => rendered[i]).join(MESSAGE_SEPARATOR), unitRoom)
     return { text, tokens: client.countTokens(text) + 2 }
   })
@@ -220,30 +225,6 @@ function combinePrompt(ctx: Ctx, items: Item[], budget: number): SummaryPrompt {
   return prompt(ctx, { kind: 'combine' }, body, previous, budget)
 }
 
-/**
- * Messages grouped so that an assistant message with tool calls and the following
- * messages holding their results stay together.
- */
-export function toolUnits(messages: readonly CanonicalMessage[]): number[][] {
-  const units: number[][] = []
-  let i = 0
-  while (i < messages.length) {
-    const unit = [i]
-    const pending = new Set(toolCallsOf(messages[i]).map((c) => c.id))
-    let j = i + 1
-    while (pending.size > 0 && j < messages.length) {
-      const results = toolResultsOf(messages[j])
-      if (!results.some((r) => pending.has(r.callId))) break
-      for (const r of results) pending.delete(r.callId)
-      unit.push(j)
-      j++
-    }
-    units.push(unit)
-    i = j
-  }
-  return units
-}
-
 // ---------------------------------------------------------------------------
 // Calls
 // ---------------------------------------------------------------------------
@@ -251,6 +232,7 @@ export function toolUnits(messages: readonly CanonicalMessage[]): number[][] {
 function prompt(ctx: Ctx, stage: SummaryStage, formattedMessages: string, previousSummary: string | undefined, budget: number): SummaryPrompt {
   const { req } = ctx
   return buildSummaryPrompt({
+    extractedFacts: ctx.extractedFacts,
     formattedMessages,
     previousSummary,
     originalTask: ctx.originalTask,
@@ -351,10 +333,16 @@ function firstCause(settled: PromiseSettledResult<void>[], fallback: unknown): u
 
 function finish(ctx: Ctx, raw: string, truncated: boolean): SummaryResult {
   const { req, client } = ctx
-  const text = normaliseSummary(raw, req.round)
-  if (text === undefined) throw new SummarizerError('empty', 'the summarizer returned an empty summary')
+  const answer = normaliseSummary(raw, req.round)
+  if (answer === undefined) throw new SummarizerError('empty', 'the summarizer returned an empty summary')
   if (truncated) throw new SummarizerError('over_budget', `the summary was cut at its ${req.budgetTokens}-token cap`)
-  const tokens = Math.ceil(req.counter.text(text) * req.counter.margin)
+  const count = (s: string) => Math.ceil(req.counter.text(s) * req.counter.margin)
+  if (count(answer) > req.budgetTokens) {
+    throw new SummarizerError('over_budget', `the summary has ${count(answer)} tokens, over its ${req.budgetTokens}-token budget`)
+  }
+  // Whatever the model dropped of the extracted facts is appended; its own prose gives way if needed.
+  const text = completeFromFacts(answer, req.facts, req.originalTask, req.budgetTokens, count).text
+  const tokens = count(text)
   if (tokens > req.budgetTokens) {
     throw new SummarizerError('over_budget', `the summary has ${tokens} tokens, over its ${req.budgetTokens}-token budget`)
   }
@@ -366,7 +354,7 @@ function finish(ctx: Ctx, raw: string, truncated: boolean): SummaryResult {
   }
 
   const keyFacts = keyFactsFromSummary(text, req.originalTask)
-  keyFacts.userRequests = [...new Set([...userRequests(req), ...keyFacts.userRequests])]
+  keyFacts.userRequests = [...new Set([...req.facts.instructions.map((i) => i.text), ...keyFacts.userRequests])]
   return { text, keyFacts, usage: { ...ctx.usage }, model: client.model, costUsd: client.costUsd(ctx.usage.inputTokens, ctx.usage.outputTokens) }
 }
 
@@ -384,22 +372,6 @@ export function normaliseSummary(raw: string, round: number): string | undefined
   if (at > 0 && at < 400) text = text.slice(at) // short preamble ("Here is the summary:")
   if (SUMMARY_HEADER_RE.test(text)) return text.replace(SUMMARY_HEADER_RE, `${header}\n`).trim()
   return `${header}\n\n${text}`
-}
-
-/** Every user text message verbatim (tool results sent as user messages are not requests). */
-function userRequests(req: SummaryRequest): string[] {
-  const task = req.originalTask.trim()
-  const out: string[] = []
-  for (const m of req.messages) {
-    if (m.role !== 'user') continue
-    const text = m.parts
-      .filter((p) => p.type === 'text')
-      .map((p) => (p as { text: string }).text)
-      .join('\n')
-      .trim()
-    if (text !== '' && text !== task) out.push(text)
-  }
-  return out
 }
 
 /** `text` shortened (head + tail) until it counts at most `maxTokens`. */

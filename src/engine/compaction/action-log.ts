@@ -1,0 +1,82 @@
+/**
+ * Step "action log": what did not fit as condensed messages becomes one line per tool
+ * call, user instruction or key conclusion, appended to the summary message. Lines rank
+ * by the shared importance scale (facts/importance.ts), so reads and repeats go first
+ * when the log has to shrink, failures, changes and instructions last.
+ */
+import { compactArgs } from '../conversation/segments.ts'
+import { toolCallsOf, toolResultsOf, type CanonicalMessage } from '../messages/canonical.ts'
+import { classifyForLog } from '../facts/events.ts'
+import { importanceOfDigest, IMPORTANCE } from '../facts/importance.ts'
+import { clipKeepingPaths } from '../facts/text.ts'
+import { digestToolCall, stripHeredocBodies, type ToolDigest } from '../facts/tools.ts'
+
+export const ACTION_LOG_HEADER = '### Earlier Actions (oldest first, condensed)'
+
+export interface LogLine {
+  text: string
+  /** IMPORTANCE value: higher survives longer. */
+  priority: number
+  tokens: number
+  /** Stable identity for selection: segment and position. */
+  key: string
+}
+
+/** Lines for one segment's messages. `lineTokens` counts one line as it will be sent. */
+export function segmentLogLines(
+  messages: readonly CanonicalMessage[],
+  segment: number,
+  opts: { preserveErrorDetails: boolean; lineTokens: (s: string) => number },
+): LogLine[] {
+  const results = new Map<string, { text: string; isError: boolean }>()
+  for (const m of messages) for (const r of toolResultsOf(m)) results.set(r.callId, { text: r.text, isError: r.isError === true })
+  const lines: LogLine[] = []
+  const add = (text: string, priority: number) => lines.push({ text, priority, tokens: opts.lineTokens(text), key: `${segment}:${lines.length}` })
+  for (const event of classifyForLog(messages)) {
+    if (event.kind === 'instruction') add(`- user: "${clipKeepingPaths(event.text, 400)}"`, IMPORTANCE.instruction)
+    else if (event.kind === 'conclusion') add(`- note: ${clipKeepingPaths(event.text, 200)}`, event.priority)
+    else if (event.kind === 'text-command') {
+      const d = digestToolCall('bash', JSON.stringify({ command: event.command }), event.output, false, opts.preserveErrorDetails)
+      add(`- ${logLineOf(d)}`, importanceOfDigest(d))
+    } else {
+      for (const c of toolCallsOf(event.message)) {
+        const r = results.get(c.id)
+        const d = digestToolCall(c.name, compactArgs(c.argsText), r?.text ?? '', r?.isError ?? false, opts.preserveErrorDetails)
+        add(`- ${logLineOf(d)}`, importanceOfDigest(d))
+      }
+    }
+  }
+  return lines
+}
+
+/** `tool target → exit N: error` on one line: what was done, to what, and how it ended. */
+export function logLineOf(d: ToolDigest): string {
+  const target = d.target ? ` ${clipKeepingPaths(d.kind === 'shell' ? stripHeredocBodies(d.target) : d.target, 100)}` : ''
+  // Success is the default and goes unsaid; failures carry their evidence.
+  const outcome = d.exitCode !== undefined && d.exitCode !== 0 ? ` → exit ${d.exitCode}` : d.status === 'error' ? ' → error' : ''
+  const error = d.errorLine ? `: ${clipKeepingPaths(d.errorLine, 160)}` : ''
+  const extra =
+    d.kind === 'search' && d.matches !== undefined
+      ? ` (${d.matches} matches${d.topFiles?.length ? ` in ${d.topFiles.slice(0, 2).join(', ')}` : ''})`
+      : d.change
+        ? ` (${clipKeepingPaths(d.change, 100)})`
+        : ''
+  return `${d.tool}${target}${outcome}${error}${extra}`
+}
+
+/** Lines of the action log an earlier compactd round left in its summary message. */
+export function previousActionLog(text: string): string[] {
+  const at = text.indexOf(ACTION_LOG_HEADER)
+  if (at < 0) return []
+  return text
+    .slice(at + ACTION_LOG_HEADER.length)
+    .split('\n')
+    .filter((l) => l.startsWith('- ') && !l.startsWith('- ('))
+}
+
+/** The log as appended to the summary text; empty when there is nothing to show. */
+export function renderActionLog(lines: readonly { text: string }[], omitted: number): string {
+  if (lines.length === 0 && omitted === 0) return ''
+  const note = omitted > 0 ? `- (${omitted} less important entries omitted; the summary above covers them)\n` : ''
+  return `\n\n${ACTION_LOG_HEADER}\n${note}${lines.map((l) => l.text).join('\n')}`
+}

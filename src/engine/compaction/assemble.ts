@@ -1,0 +1,96 @@
+/**
+ * Step "assemble": the output in the caller's format — head verbatim, the summary
+ * message (sections plus action log), kept middle segments masked or condensed, system
+ * messages where they were, the tail verbatim (or condensed as a last resort). Then
+ * "verify output": pairing must hold, and when the real count in the caller's format
+ * is over the target, the least important log lines go until it fits.
+ */
+import type { FormatAdapter } from '../messages/adapter.ts'
+import { getAdapter } from '../messages/index.ts'
+import type { CanonicalMessage } from '../messages/canonical.ts'
+import { findPairingProblems } from '../conversation/pairing.ts'
+import { logCandidates, type Plan } from './plan.ts'
+import { renderActionLog, type LogLine } from './action-log.ts'
+import type { CompactOptions } from './types.ts'
+
+export interface Assembly {
+  messages: CanonicalMessage[]
+  /** Real tokens in the caller's format (reply priming included). */
+  tokens: number
+  summaryIndex: number
+  /** The summary message's text as sent (sections and action log). */
+  summaryText?: string
+}
+
+export interface AssembleInput {
+  plan: Plan
+  segments: readonly { start: number; end: number; messages: CanonicalMessage[]; systemOnly: boolean }[]
+  headEnd: number
+  adapter: FormatAdapter
+  role: NonNullable<CompactOptions['summaryRole']>
+  summaryText?: string
+  kept(si: number, lastResort?: boolean): { messages: CanonicalMessage[] }
+  /** Earlier compaction summaries: integrated into the new summary, never kept beside it. */
+  earlier(si: number): boolean
+  logLines(si: number): readonly LogLine[]
+  previousLog: readonly LogLine[]
+  target: number
+  total(messages: readonly CanonicalMessage[]): number
+}
+
+const inRange = (si: number, r: [number, number] | null) => r !== null && si >= r[0] && si < r[1]
+
+export function assemble(a: AssembleInput): Assembly {
+  const { plan, segments } = a
+  const out: CanonicalMessage[] = []
+  for (let si = 0; si < a.headEnd; si++) out.push(...segments[si]!.messages)
+  const summary = plan.summary && a.summaryText !== undefined
+  let summaryIndex = -1
+  let entries: (LogLine & { order: number })[] = []
+  let omitted = 0
+  if (summary) {
+    const logged: number[] = []
+    if (plan.log) for (let si = plan.log[0]; si < plan.log[1]; si++) if (!segments[si]!.systemOnly) logged.push(si)
+    if (logged.length || a.previousLog.length) {
+      for (const l of logCandidates({ logLines: a.logLines, previousLog: a.previousLog }, logged)) {
+        if (!plan.logSelection || plan.logSelection.has(l.key)) entries.push(l)
+        else omitted++
+      }
+    }
+    summaryIndex = out.length
+    out.push(summaryMessage(a.adapter, a.role, a.summaryText! + renderActionLog(entries, omitted)))
+  }
+  for (let si = a.headEnd; si < plan.tailStart; si++) {
+    const s = segments[si]!
+    if (s.systemOnly) out.push(...s.messages)
+    else if (summary && a.earlier(si)) continue
+    else if (inRange(si, plan.keep)) out.push(...a.kept(si).messages)
+    else if (!summary) out.push(...a.kept(si, true).messages) // no summary could be made: keep it condensed
+  }
+  for (let si = plan.tailStart; si < segments.length; si++) out.push(...(plan.condenseTail ? a.kept(si, true).messages : segments[si]!.messages))
+
+  const broken = findPairingProblems(out)
+  if (broken.length > 0) throw new Error(`internal: compaction broke tool pairing at output index ${broken[0]!.index} (${broken[0]!.problem})`)
+  let tokens = a.total(out)
+  let summaryText = summary ? a.summaryText! + renderActionLog(entries, omitted) : undefined
+  if (tokens > a.target && summary && entries.length > 0) {
+    const byValue = [...entries].sort((x, y) => x.priority - y.priority || x.order - y.order)
+    while (tokens > a.target && byValue.length > 0) {
+      const drop = new Set(byValue.splice(0, Math.max(1, Math.ceil((tokens - a.target) / 20))))
+      entries = entries.filter((l) => !drop.has(l))
+      omitted += drop.size
+      summaryText = a.summaryText! + renderActionLog(entries, omitted)
+      out[summaryIndex] = summaryMessage(a.adapter, a.role, summaryText)
+      tokens = a.total(out)
+    }
+  }
+  return { messages: out, tokens, summaryIndex, ...(summaryText !== undefined ? { summaryText } : {}) }
+}
+
+function summaryMessage(adapter: FormatAdapter, role: NonNullable<CompactOptions['summaryRole']>, text: string): CanonicalMessage {
+  if (adapter.format === 'anthropic' && (role === 'system' || role === 'developer')) {
+    // Anthropic has no system role inside messages: the serializer moves it to the top-level system.
+    return { ...getAdapter('openai').createTextMessage('system', text) }
+  }
+  return adapter.createTextMessage(role, text)
+}

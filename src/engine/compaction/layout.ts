@@ -1,0 +1,81 @@
+/**
+ * Step "units": the conversation as segments (conversation/segments.ts) with what each
+ * holds, and where the verbatim head and tail end. The head is the system prompt and
+ * the original task; the tail the last `keepRecent` messages (counted as OpenAI chat
+ * would send them) or `keepRecentTokens`. Both are decided on segments, so every format
+ * gets the same boundaries.
+ */
+import type { CanonicalMessage } from '../messages/canonical.ts'
+import { computeUnits } from '../conversation/pairing.ts'
+import { neutralMessageCount, segmentsOf, type NeutralCounter, type Segment } from '../conversation/segments.ts'
+import { classifyMessages, type ConversationEvent } from '../facts/events.ts'
+
+export interface SegmentInfo extends Segment {
+  messages: CanonicalMessage[]
+  /** Planning tokens, verbatim. */
+  tokens: number
+  instruction: boolean
+  earlierSummary: boolean
+  toolWork: boolean
+  systemOnly: boolean
+}
+
+export interface Layout {
+  segments: SegmentInfo[]
+  events: ConversationEvent[]
+  /** Segments [0, headEnd) are the head. */
+  headEnd: number
+  /** Segment where the configured tail begins. */
+  tailStart: number
+}
+
+export function layoutOf(messages: readonly CanonicalMessage[], nc: NeutralCounter, opts: { keepFirst: number; keepRecent: number; keepRecentTokens?: number }): Layout {
+  const events = classifyMessages(messages)
+  // An earlier summary that is a whole message is folded in on its own, never merged with the task beside it.
+  const wholeSummaries = new Set<number>()
+  for (const e of events) if (e.kind === 'earlier-summary' && messages[e.position]!.parts.every((p) => p.type === 'text')) wholeSummaries.add(e.position)
+  const segments: SegmentInfo[] = segmentsOf(messages, computeUnits(messages), wholeSummaries).map((s) => {
+    const ms = messages.slice(s.start, s.end + 1)
+    return { ...s, messages: ms, tokens: nc.tokens(ms), instruction: false, earlierSummary: false, toolWork: false, systemOnly: s.side === 'system' }
+  })
+  let si = 0
+  for (const e of events) {
+    while (segments[si]!.end < e.position) si++
+    const seg = segments[si]!
+    if (e.kind === 'instruction') seg.instruction = true
+    else if (e.kind === 'earlier-summary') seg.earlierSummary = true
+    else if (e.kind === 'tool-call' || e.kind === 'text-command') seg.toolWork = true
+  }
+  const headEnd = headEndOf(segments, opts.keepFirst)
+  return { segments, events, headEnd, tailStart: tailStartOf(segments, headEnd, opts) }
+}
+
+/**
+ * Leading system segments, then segments up to the keepFirst-th one holding a human
+ * instruction — unless an earlier summary or tool work comes first: the task then lives
+ * in that earlier summary, and the head keeps only the system prompt.
+ */
+function headEndOf(segments: readonly SegmentInfo[], keepFirst: number): number {
+  let k = 0
+  while (k < segments.length && segments[k]!.systemOnly) k++
+  if (keepFirst <= 0) return k
+  let found = 0
+  for (let j = k; j < segments.length; j++) {
+    const s = segments[j]!
+    if (s.earlierSummary || s.toolWork) return k
+    if (s.instruction && ++found >= keepFirst) return j + 1
+  }
+  return k
+}
+
+function tailStartOf(segments: readonly SegmentInfo[], headEnd: number, o: { keepRecent: number; keepRecentTokens?: number }): number {
+  let start = segments.length
+  if (o.keepRecentTokens !== undefined) {
+    let used = 0
+    while (start > headEnd && used + segments[start - 1]!.tokens <= o.keepRecentTokens) used += segments[--start]!.tokens
+    return start
+  }
+  let kept = 0
+  while (start > headEnd && kept < o.keepRecent) kept += neutralMessageCount(segments[--start]!.messages)
+  return start
+}

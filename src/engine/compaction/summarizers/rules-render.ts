@@ -1,0 +1,219 @@
+/**
+ * The handover document, rendered from extracted facts (facts/handover.ts) into seed
+ * 004's section layout. Each line is an item with an importance (facts/importance.ts);
+ * the fill takes items by importance, round-robin across classes so a long list of one
+ * kind cannot crowd out the others, and renders the chosen ones in section order.
+ * Sections with nothing chosen are left out. Shared by `rules` and by the check that
+ * completes an `llm` summary with what the model dropped.
+ */
+import type { EarlierSummary } from '../../facts/earlier-summary.ts'
+import type { FileFate } from '../../facts/artifacts.ts'
+import type { HandoverFacts } from '../../facts/handover.ts'
+import { IMPORTANCE } from '../../facts/importance.ts'
+import { clip, clipKeepingPaths } from '../../facts/text.ts'
+import { stripHeredocBodies } from '../../facts/tools.ts'
+import { summaryHeader } from '../summary-format.ts'
+
+export type Section = 'task' | 'instructions' | 'files' | 'errors' | 'decisions' | 'state' | 'pending' | 'context' | 'commands'
+
+export const SECTION_ORDER: Section[] = ['task', 'instructions', 'files', 'errors', 'decisions', 'state', 'pending', 'context', 'commands']
+
+export const SECTION_HEADINGS: Record<Section, string> = {
+  task: '### Original Task',
+  instructions: '### User Instructions (verbatim, oldest first)',
+  files: '### Completed Work\n| File | Fate | What changed |\n|---|---|---|',
+  errors: '### Errors & Resolutions',
+  decisions: '### Key Technical Decisions',
+  state: '### Current State',
+  pending: '### Pending Work',
+  context: '### Earlier Context',
+  commands: '### Commands Run',
+}
+
+export interface Item {
+  section: Section
+  text: string
+  priority: number
+  seq: number
+}
+
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim()
+/** A command or source in backticks, heredoc bodies left out (they are file content, not the command). */
+const code = (s: string, max: number) => `\`${clipKeepingPaths(stripHeredocBodies(s), max).replace(/`/g, "'")}\``
+
+/** Clip lengths for a budget: tighter budgets get terser lines before they get fewer. */
+function clips(budget: number) {
+  const tight = budget < 600
+  return { task: tight ? 300 : budget < 1500 ? 600 : 1500, instruction: tight ? 240 : 500, sentence: tight ? 160 : 260, command: tight ? 90 : 160, error: tight ? 160 : 260, detail: tight ? 240 : 600, note: tight ? 80 : 160 }
+}
+
+export function fateCell(f: FileFate): string {
+  return f.fate === 'renamed' && f.from ? `renamed from ${f.from}` : f.fate
+}
+
+export function changeCell(f: FileFate, max: number): string {
+  const parts: string[] = []
+  if (f.added || f.removed) parts.push(`+${f.added}/-${f.removed}`)
+  if (f.symbols.length) parts.push(`in ${f.symbols.slice(0, 6).join(', ')}`)
+  parts.push(...f.notes)
+  return clipKeepingPaths(parts.join('; '), max)
+}
+
+/**
+ * One-off files an agent writes beside the project (repro, fix and test scripts at the
+ * workspace root, backup copies) rank with scratch files, below the project's own.
+ */
+export function isOneOff(f: FileFate): boolean {
+  if (f.scratch) return true
+  const name = f.path.slice(f.path.lastIndexOf('/') + 1)
+  if (/\.(bak\d*|backup|orig|final|old|tmp|rej)$/i.test(name)) return true
+  const depth = f.path.replace(/^\/(testbed|workspace|repo|app|work|src\/?$)\//, '').split('/').length
+  return f.fate === 'created' && depth <= 1 && /^(test|fix|apply|patch|debug|repro|reproduce|simulate|check|verify|try|demo|scratch|tmp|temp|create)[_-]/i.test(name)
+}
+
+/** Many plain created files in one folder become one row listing their names. */
+function fileRows(files: readonly FileFate[], noteMax: number): { text: string; priority: number }[] {
+  const rows: { text: string; priority: number }[] = []
+  const plainCreated = new Map<string, FileFate[]>()
+  for (const f of files) {
+    if (f.fate === 'created' && f.notes.length <= 1 && !f.symbols.length) {
+      const dir = f.path.includes('/') ? f.path.slice(0, f.path.lastIndexOf('/') + 1) : './'
+      plainCreated.set(dir, [...(plainCreated.get(dir) ?? []), f])
+    }
+  }
+  const grouped = new Set<FileFate>()
+  for (const [dir, group] of plainCreated) {
+    if (group.length < 4) continue
+    for (const f of group) grouped.add(f)
+    const names = group.map((f) => f.path.slice(dir === './' ? 0 : dir.length)).join(', ')
+    rows.push({ text: `| ${cell(dir)} (${group.length} files) | created | ${cell(names)} |`, priority: group.every(isOneOff) ? IMPORTANCE.scratchChange : IMPORTANCE.change })
+  }
+  for (const f of files) {
+    if (grouped.has(f)) continue
+    const priority = f.fate === 'read' ? IMPORTANCE.read : isOneOff(f) ? IMPORTANCE.scratchChange : IMPORTANCE.change
+    rows.push({ text: `| ${cell(f.path)} | ${fateCell(f)} | ${cell(changeCell(f, noteMax))} |`, priority })
+  }
+  return rows
+}
+
+/** Items of the handover, before any budget applies. */
+export function handoverItems(facts: HandoverFacts, originalTask: string, budget: number, preserveErrorDetails: boolean): Item[] {
+  const c = clips(budget)
+  const items: Item[] = []
+  let seq = 0
+  const add = (section: Section, text: string, priority: number) => items.push({ section, text, priority, seq: seq++ })
+  const earlier = facts.earlier
+
+  const task = earlier.find((e) => e.sections.task)?.sections.task ?? originalTask
+  if (task.trim()) add('task', task.length > c.task ? `${clip(task, c.task)} (full text: the first user message)` : task.trim(), IMPORTANCE.task)
+
+  for (const e of earlier) for (const r of e.sections.requests) add('instructions', `- ${clip(r, c.instruction)} (earlier)`, IMPORTANCE.earlier)
+  for (const r of facts.instructions) add('instructions', `- "${clipKeepingPaths(r.text, c.instruction)}"`, IMPORTANCE.instruction)
+
+  for (const e of earlier) for (const f of e.sections.files) add('files', `| ${cell(f.path)} | earlier | ${cell(clipKeepingPaths(f.note, c.note))} |`, IMPORTANCE.earlier)
+  for (const row of fileRows(facts.files, c.note)) add('files', row.text, row.priority)
+
+  for (const e of earlier) for (const x of e.sections.errors) add('errors', `- ${clip(x, c.sentence)} (earlier)`, IMPORTANCE.earlier)
+  for (const f of facts.failures) {
+    const exit = `${f.times ? ` (×${f.times})` : ''}${f.exitCode !== undefined ? ` → exit ${f.exitCode}` : ' → error'}`
+    const resolved = f.resolvedAt !== undefined ? ' — resolved: a later run of the same command succeeded' : ''
+    add('errors', `- ${code(f.source, c.command)}${exit}: ${clipKeepingPaths(f.errorLine, c.error)}${resolved}`, IMPORTANCE.failure)
+    if (preserveErrorDetails && f.detail && f.detail.trim() !== f.errorLine.trim()) {
+      const detail = clipKeepingPaths(f.detail, c.detail)
+      add('errors', `    ${detail}`, IMPORTANCE.errorDetail)
+    }
+  }
+
+  for (const s of facts.rootCauses) add('decisions', `- Root cause: ${clipKeepingPaths(s, c.sentence)}`, IMPORTANCE.rootCause)
+  for (const e of earlier) for (const d of e.sections.decisions) add('decisions', `- ${clip(d, c.sentence)} (earlier)`, IMPORTANCE.earlier)
+  for (const s of facts.decisions) add('decisions', `- ${clipKeepingPaths(s, c.sentence)}`, IMPORTANCE.decision)
+  for (const s of facts.abandoned) add('decisions', `- Tried and abandoned: ${clipKeepingPaths(s, c.sentence)}`, IMPORTANCE.abandoned)
+
+  if (facts.currentWork) add('state', `- Working on: ${clipKeepingPaths(facts.currentWork, c.sentence)}`, IMPORTANCE.state)
+  const lastChange = facts.files.filter((f) => f.fate !== 'read').sort((a, b) => a.lastIndex - b.lastIndex).at(-1)
+  if (lastChange) add('state', `- Last change: ${lastChange.path} (${fateCell(lastChange)})`, IMPORTANCE.state - 1)
+  const lastCmd = [...facts.commands].sort((a, b) => a.lastPosition - b.lastPosition).at(-1)
+  if (lastCmd) add('state', `- Last command: ${code(lastCmd.command, c.command)} → ${lastCmd.lastExitCode !== undefined ? `exit ${lastCmd.lastExitCode}` : lastCmd.lastFailed ? 'error' : 'ok'}`, IMPORTANCE.state - 2)
+  if (!facts.currentWork) for (const e of earlier) for (const s of e.sections.state) add('state', `- ${clip(s, c.sentence)} (earlier)`, IMPORTANCE.earlier)
+
+  if (facts.plan?.length) {
+    for (const p of facts.plan) {
+      if (p.status === 'completed') continue
+      add('pending', `- [ ] ${clipKeepingPaths(p.text, c.sentence)}${p.status === 'in_progress' ? ' (in progress)' : ''}`, IMPORTANCE.pending)
+    }
+    const done = facts.plan.filter((p) => p.status === 'completed')
+    if (done.length) add('pending', `- Done in the plan: ${done.map((p) => clip(p.text, 80)).join('; ')}`, IMPORTANCE.pending - 8)
+  } else for (const e of earlier) for (const p of e.sections.pending) add('pending', `- [ ] ${clip(p, c.sentence)} (earlier)`, IMPORTANCE.earlier)
+  if (facts.nextStep) add('pending', `- Next step: ${clipKeepingPaths(facts.nextStep, c.sentence)}`, IMPORTANCE.pending + 1)
+
+  for (const e of earlier) {
+    for (const k of e.sections.knowledge) add('context', `- ${clip(k, c.sentence)}`, IMPORTANCE.earlier - 4)
+    for (const o of e.sections.other) add('context', `- ${o.title}: ${clip(o.body, c.detail)}`, IMPORTANCE.earlier - 6)
+  }
+
+  for (const cmd of facts.commands) {
+    const last = cmd.lastExitCode !== undefined ? `exit ${cmd.lastExitCode}` : cmd.lastFailed ? 'error' : 'ok'
+    const text = `- ${code(cmd.command, c.command)} (${cmd.runs > 1 ? `×${cmd.runs}, last ` : ''}${last}${cmd.everFailed && !cmd.lastFailed ? ', failed earlier' : ''})`
+    // A failed command is already under Errors: here it is a repeat, ranked as any command.
+    add('commands', text, cmd.test && !cmd.lastFailed ? IMPORTANCE.test : IMPORTANCE.command)
+  }
+  return items
+}
+
+/** Greedy fill of `items` within `budget` tokens (`count` counts text as sent). */
+export function renderItems(items: readonly Item[], opts: { round: number; budget: number; footer?: string; count: (s: string) => number }): string {
+  const header = summaryHeader(opts.round)
+  let used = opts.count(header) + (opts.footer ? opts.count(opts.footer) + 1 : 0)
+  const opened = new Set<Section>()
+  const chosen = new Set<Item>()
+  const byPriority = [...items].sort((a, b) => b.priority - a.priority || b.seq - a.seq)
+  let skipped = false
+  const take = (item: Item) => {
+    const cost = opts.count(item.text) + 1 + (opened.has(item.section) ? 0 : opts.count(SECTION_HEADINGS[item.section]) + 2)
+    if (used + cost > opts.budget) {
+      skipped = true
+      return
+    }
+    used += cost
+    opened.add(item.section)
+    chosen.add(item)
+  }
+  // Round-robin across importance classes, newest first within each, so a long list of one
+  // kind cannot crowd out the others. Reads, searches and mentions only fill what is left
+  // once everything above them fitted: they never displace a failure or a change.
+  const fill = (pool: Item[]) => {
+    const classes = [...new Set(pool.map((i) => i.priority))].map((p) => pool.filter((i) => i.priority === p))
+    const rounds = Math.max(0, ...classes.map((c) => c.length))
+    for (let round = 0; round < rounds; round++) {
+      for (const c of classes) {
+        const per = c[0]!.priority >= IMPORTANCE.failure ? 2 : 1
+        for (let k = round * per; k < Math.min(c.length, (round + 1) * per); k++) take(c[k]!)
+      }
+    }
+  }
+  fill(byPriority.filter((i) => i.priority >= IMPORTANCE.test))
+  if (!skipped) fill(byPriority.filter((i) => i.priority < IMPORTANCE.test))
+  const build = () => {
+    const out = [header, '']
+    for (const section of SECTION_ORDER) {
+      const lines = items.filter((i) => i.section === section && chosen.has(i))
+      if (lines.length === 0) continue
+      out.push(SECTION_HEADINGS[section], ...lines.map((i) => i.text), '')
+    }
+    if (opts.footer) out.push(opts.footer)
+    return out.join('\n').trim()
+  }
+  let text = build()
+  // Per-line counts round differently from the whole: drop the least important until it fits.
+  for (const item of [...byPriority].reverse()) {
+    if (opts.count(text) <= opts.budget) break
+    if (chosen.delete(item)) text = build()
+  }
+  return text
+}
+
+export function earlierFooter(earlier: readonly EarlierSummary[], round: number): string | undefined {
+  if (earlier.length === 0) return undefined
+  const sources = [...new Set(earlier.map((e) => e.source))].join(', ')
+  return `_This summary integrates ${round - 1} earlier compaction round${round - 1 === 1 ? '' : 's'} (${sources})._`
+}

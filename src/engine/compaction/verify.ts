@@ -1,0 +1,35 @@
+/**
+ * Step "verify input": tool-call pairing of what the caller sent. A broken input is
+ * repaired (and each repair reported) or, on request, refused with the caller's indexes.
+ * The output is verified in assemble.ts with the same validator.
+ */
+import type { FormatAdapter } from '../messages/adapter.ts'
+import type { CanonicalMessage } from '../messages/canonical.ts'
+import { findPairingProblems, MISSING_RESULT_TEXT, repairPairing } from '../conversation/pairing.ts'
+import type { CompactOptions, RepairRecord } from './types.ts'
+
+export class CompactionError extends Error {
+  override readonly name = 'CompactionError'
+  constructor(
+    readonly code: 'budget_unreachable' | 'broken_tool_pairing',
+    message: string,
+    readonly details: Record<string, unknown>,
+  ) {
+    super(message)
+  }
+}
+
+export function checkInput(messages: CanonicalMessage[], adapter: FormatAdapter, onBrokenInput: CompactOptions['onBrokenInput']): { messages: CanonicalMessage[]; repairs: RepairRecord[] } {
+  const problems = findPairingProblems(messages)
+  if (problems.length === 0) return { messages, repairs: [] }
+  if (onBrokenInput === 'reject') {
+    // Problems come as positions; the caller knows its own indexes.
+    const located = problems.map((p) => ({ ...p, index: messages[p.index]!.index }))
+    const first = located[0]!
+    throw new CompactionError('broken_tool_pairing', `messages[${first.index}]: ${first.problem} (tool call id ${first.callId}); send onBrokenInput "repair" to fix it automatically`, { problems: located })
+  }
+  return repairPairing(messages, {
+    dropResult: (message, callId) => adapter.withoutToolResult(message, callId),
+    makeResults: (after, calls) => adapter.createToolResults(after, calls, MISSING_RESULT_TEXT),
+  })
+}

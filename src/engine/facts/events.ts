@@ -1,0 +1,114 @@
+/**
+ * Step "classify": the one reading of a conversation that /compact, the rolling session
+ * summary and /continuation share. Every message becomes events of five kinds:
+ *   instruction      the human's own words (harness blocks split off)
+ *   harness          text an agent harness injected: notifications, reminders,
+ *                    environment context, interrupts, a bare "continue", a greeting
+ *   earlier-summary  a compaction summary already in the conversation (any agent's)
+ *   tool-call / tool-output   what the agent did and what came back
+ *   assistant        the agent's prose (reasoning parts flagged)
+ * Events are read from canonical parts, never from a format's message layout, so an
+ * Anthropic user message holding tool results and words yields the same events as
+ * OpenAI's separate `tool` and `user` messages.
+ */
+import { isSystemLike, type CanonicalMessage, type ToolCallPart, type ToolResultPart } from '../messages/canonical.ts'
+import { classifyUserText, type HarnessLabel } from './classify.ts'
+import { detectEarlierSummary, type EarlierSummary } from './earlier-summary.ts'
+import { conclusionsOf } from './reasoning.ts'
+import { IMPORTANCE } from './importance.ts'
+
+export type ConversationEvent =
+  | { kind: 'instruction'; position: number; text: string }
+  | { kind: 'harness'; position: number; text: string; labels: HarnessLabel[] }
+  | { kind: 'earlier-summary'; position: number; summary: EarlierSummary }
+  | { kind: 'assistant'; position: number; text: string; reasoning: boolean; acted: boolean }
+  | { kind: 'tool-call'; position: number; call: ToolCallPart }
+  | { kind: 'tool-output'; position: number; result: ToolResultPart; callName?: string }
+  /** A text-only agent's command (in a code block) and the observation that answered it. */
+  | { kind: 'text-command'; position: number; command: string; output: string }
+
+function ownText(m: CanonicalMessage): string {
+  let out = ''
+  for (const p of m.parts) if (p.type === 'text') out = out ? `${out}\n${p.text}` : p.text
+  return out
+}
+
+/** Shell commands an agent without tool calling writes in code blocks (SWE-agent's early format). */
+export function commandsInText(text: string): string[] {
+  const out: string[] = []
+  for (const m of text.matchAll(/```(?:bash|sh|shell|console|zsh)?[ \t]*\n([\s\S]*?)```/g)) {
+    const cmd = m[1]!.trim()
+    if (cmd && cmd.length < 2000) out.push(cmd)
+  }
+  return out
+}
+
+export function classifyMessages(messages: readonly CanonicalMessage[]): ConversationEvent[] {
+  const events: ConversationEvent[] = []
+  const callNames = new Map<string, string>()
+  const textOnlyAgent = !messages.some((m) => m.parts.some((p) => p.type === 'tool-call'))
+  let pendingTextCommands: string[] = []
+  messages.forEach((m, position) => {
+    if (isSystemLike(m)) return
+    const text = ownText(m)
+    if (m.role === 'assistant') {
+      const summary = text ? detectEarlierSummary(text) : undefined
+      if (summary) {
+        events.push({ kind: 'earlier-summary', position, summary })
+        return
+      }
+      const acted = m.parts.some((p) => p.type === 'tool-call')
+      for (const p of m.parts) {
+        if (p.type === 'reasoning' && !p.redacted && p.text.trim()) events.push({ kind: 'assistant', position, text: p.text, reasoning: true, acted })
+      }
+      if (text.trim()) events.push({ kind: 'assistant', position, text, reasoning: false, acted })
+      for (const p of m.parts) {
+        if (p.type !== 'tool-call') continue
+        callNames.set(p.id, p.name)
+        events.push({ kind: 'tool-call', position, call: p })
+      }
+      pendingTextCommands = textOnlyAgent ? commandsInText(text) : []
+      return
+    }
+    // User side: tool results first (Anthropic puts them first; OpenAI sends them before the next user turn).
+    for (const p of m.parts) {
+      if (p.type === 'tool-result') events.push({ kind: 'tool-output', position, result: p, callName: callNames.get(p.callId) ?? p.name })
+    }
+    if (!text.trim()) return
+    if (pendingTextCommands.length > 0) {
+      // The observation answering the command(s) the agent just wrote.
+      for (const command of pendingTextCommands) events.push({ kind: 'text-command', position, command, output: text })
+      pendingTextCommands = []
+      return
+    }
+    const c = classifyUserText(text)
+    if (c.kind === 'earlier-summary' && c.summary) events.push({ kind: 'earlier-summary', position, summary: c.summary })
+    else if (c.human.trim()) events.push({ kind: 'instruction', position, text: c.human })
+    if (c.kind !== 'earlier-summary' && c.harness.length > 0) events.push({ kind: 'harness', position, text, labels: c.harness })
+  })
+  return events
+}
+
+export type LogEvent =
+  | { kind: 'instruction'; text: string }
+  | { kind: 'conclusion'; text: string; priority: number }
+  | { kind: 'calls'; message: CanonicalMessage }
+  | { kind: 'text-command'; command: string; output: string }
+
+const CONCLUSION_PRIORITY = { 'root-cause': IMPORTANCE.rootCause, decision: IMPORTANCE.decision, abandoned: IMPORTANCE.abandoned, next: IMPORTANCE.conclusion }
+
+/** What the action log shows of a run of messages: instructions, conclusions, and the calls of each message. */
+export function classifyForLog(messages: readonly CanonicalMessage[]): LogEvent[] {
+  const out: LogEvent[] = []
+  let lastCallsAt = -1
+  for (const e of classifyMessages(messages)) {
+    if (e.kind === 'instruction') out.push({ kind: 'instruction', text: e.text })
+    else if (e.kind === 'assistant' && !e.reasoning) {
+      for (const c of conclusionsOf(e.text, e.acted)) if (c.kind !== 'next') out.push({ kind: 'conclusion', text: c.text, priority: CONCLUSION_PRIORITY[c.kind] })
+    } else if (e.kind === 'tool-call' && e.position !== lastCallsAt) {
+      lastCallsAt = e.position
+      out.push({ kind: 'calls', message: messages[e.position]! })
+    } else if (e.kind === 'text-command') out.push({ kind: 'text-command', command: e.command, output: e.output })
+  }
+  return out
+}

@@ -1,0 +1,193 @@
+/**
+ * Step "extract": the facts an agent needs to continue, read once from the classified
+ * events of the compacted range (events.ts). Every summarizer renders from these (rules
+ * directly; llm receives them in its prompt and is checked against them afterwards),
+ * and so does the rolling session summary.
+ *
+ *   - the user's instructions, verbatim, in order (harness text excluded);
+ *   - earlier compaction summaries, section by section (folded in as round N−1);
+ *   - each file's final fate (created, edited with what changed, deleted, renamed, read);
+ *   - failures from evidence, with the failing test and its error line, and whether a
+ *     later run of the same command resolved them;
+ *   - root causes, decisions, abandoned attempts (conclusions, not musings);
+ *   - the latest plan/todo state, the current work and the next step.
+ */
+import { compactArgs } from '../conversation/segments.ts'
+import type { CanonicalMessage } from '../messages/canonical.ts'
+import { digestToolCall, type ToolDigest } from './tools.ts'
+import { classifyMessages, type ConversationEvent } from './events.ts'
+import type { EarlierSummary } from './earlier-summary.ts'
+import { planFromToolCall, type PlanItem } from './plan-tools.ts'
+import { conclusionsOf } from './reasoning.ts'
+import { ArtifactTracker, foldFileFates, type FileChange, type FileFate } from './artifacts.ts'
+import { isTestCommand } from './text.ts'
+
+export interface FailureFact {
+  position: number
+  /** The command, or `tool target` for other tools. */
+  source: string
+  exitCode?: number
+  errorLine: string
+  detail?: string
+  /** A later run of the same command that succeeded. */
+  resolvedAt?: number
+  /** How many runs failed this same way (absent: once). */
+  times?: number
+}
+
+export interface CommandFact {
+  command: string
+  runs: number
+  lastExitCode?: number
+  lastFailed: boolean
+  everFailed: boolean
+  test: boolean
+  lastPosition: number
+}
+
+export interface HandoverFacts {
+  instructions: { position: number; text: string }[]
+  earlier: EarlierSummary[]
+  files: FileFate[]
+  failures: FailureFact[]
+  commands: CommandFact[]
+  rootCauses: string[]
+  decisions: string[]
+  abandoned: string[]
+  /** Latest state of the agent's own plan/todo tool, when it used one. */
+  plan?: PlanItem[]
+  /** The last intent the range stated that nothing later has done. */
+  nextStep?: string
+  /** What the agent was doing when the range ends. */
+  currentWork?: string
+  /** Digests of every tool call, in order (the action log and masking read these). */
+  tools: { position: number; digest: ToolDigest }[]
+}
+
+const MAX_CONCLUSIONS = { rootCauses: 8, decisions: 16, abandoned: 10 }
+
+function pushLatest(list: string[], s: string, max: number): void {
+  const i = list.indexOf(s)
+  if (i >= 0) list.splice(i, 1)
+  list.push(s)
+  if (list.length > max) list.shift() // the latest conclusions matter most
+}
+
+/**
+ * Facts of `messages` (the compacted range). `later` are the messages after it (the kept
+ * tail): an intent they already carried out is not the next step.
+ */
+export function extractHandover(messages: readonly CanonicalMessage[], opts: { preserveErrorDetails: boolean; later?: readonly CanonicalMessage[] }): HandoverFacts {
+  const events = classifyMessages(messages)
+  const facts: HandoverFacts = { instructions: [], earlier: [], files: [], failures: [], commands: [], rootCauses: [], decisions: [], abandoned: [], tools: [] }
+  const results = new Map<string, { text: string; isError: boolean }>()
+  for (const e of events) if (e.kind === 'tool-output') results.set(e.result.callId, { text: e.result.text, isError: e.result.isError === true })
+  // One tracker for the range: it remembers the scripts the session wrote, so running one is seen to edit what it writes.
+  const tracker = new ArtifactTracker()
+  const changes: (FileChange & { index: number })[] = []
+  const commands = new Map<string, CommandFact>()
+  const intents: { position: number; text: string }[] = []
+  let lastAssistant: string | undefined
+
+  const recordRun = (position: number, source: string, d: ToolDigest, isCommand: boolean) => {
+    const failed = d.status === 'error'
+    if (isCommand) {
+      const key = source.trim()
+      const c = commands.get(key) ?? { command: key, runs: 0, lastFailed: false, everFailed: false, test: isTestCommand(key), lastPosition: position }
+      c.runs++
+      c.lastFailed = failed
+      c.everFailed ||= failed
+      c.lastPosition = position
+      if (d.exitCode !== undefined) c.lastExitCode = d.exitCode
+      else delete c.lastExitCode
+      commands.set(key, c)
+      // A later success of the same command resolves its earlier failures.
+      if (!failed) for (const f of facts.failures) if (f.source === key && f.resolvedAt === undefined) f.resolvedAt = position
+    }
+    if (failed && d.errorLine) {
+      // The same failure again (a test re-run before the fix) is one fact, seen more than once.
+      const same = facts.failures.find((f) => f.source === source.trim() && f.errorLine === d.errorLine && f.resolvedAt === undefined)
+      if (same) {
+        same.times = (same.times ?? 1) + 1
+        same.position = position
+        return
+      }
+      facts.failures.push({ position, source: source.trim(), errorLine: d.errorLine, ...(d.exitCode !== undefined ? { exitCode: d.exitCode } : {}), ...(opts.preserveErrorDetails && d.errorDetail ? { detail: d.errorDetail } : {}) })
+    }
+  }
+
+  for (const e of events) {
+    switch (e.kind) {
+      case 'instruction':
+        facts.instructions.push({ position: e.position, text: e.text.trim() })
+        break
+      case 'earlier-summary':
+        facts.earlier.push(e.summary)
+        break
+      case 'assistant':
+        if (e.reasoning) break
+        lastAssistant = e.text
+        for (const c of conclusionsOf(e.text, e.acted)) {
+          if (c.kind === 'root-cause') pushLatest(facts.rootCauses, c.text, MAX_CONCLUSIONS.rootCauses)
+          else if (c.kind === 'decision') pushLatest(facts.decisions, c.text, MAX_CONCLUSIONS.decisions)
+          else if (c.kind === 'abandoned') pushLatest(facts.abandoned, c.text, MAX_CONCLUSIONS.abandoned)
+          else intents.push({ position: e.position, text: c.text })
+        }
+        break
+      case 'tool-call': {
+        const r = results.get(e.call.id)
+        const args = compactArgs(e.call.argsText)
+        const d = digestToolCall(e.call.name, args, r?.text ?? '', r?.isError ?? false, opts.preserveErrorDetails, tracker)
+        facts.tools.push({ position: e.position, digest: d })
+        for (const c of d.changes) changes.push({ ...c, index: e.position })
+        const plan = planFromToolCall(e.call.name, args)
+        if (plan) facts.plan = plan
+        const isCommand = d.kind === 'shell'
+        recordRun(e.position, isCommand ? (d.target ?? args) : `${d.tool} ${d.target ?? ''}`, d, isCommand)
+        break
+      }
+      case 'text-command': {
+        const d = digestToolCall('bash', JSON.stringify({ command: e.command }), e.output, false, opts.preserveErrorDetails, tracker)
+        facts.tools.push({ position: e.position, digest: d })
+        for (const c of d.changes) changes.push({ ...c, index: e.position })
+        recordRun(e.position, e.command, d, true)
+        break
+      }
+      default:
+        break
+    }
+  }
+  facts.files = foldFileFates(changes)
+  facts.commands = [...commands.values()]
+  facts.nextStep = nextStep(intents, facts, opts.later ?? [])
+  facts.currentWork = currentWork(facts, lastAssistant)
+  return facts
+}
+
+/** The last stated intent whose object (a path or command word) no later call touched. */
+function nextStep(intents: { position: number; text: string }[], facts: HandoverFacts, later: readonly CanonicalMessage[]): string | undefined {
+  const laterCalls = later.flatMap((m) => m.parts.filter((p) => p.type === 'tool-call').map((p) => (p as { argsText: string }).argsText))
+  for (let k = intents.length - 1; k >= 0; k--) {
+    const intent = intents[k]!
+    const objects = (intent.text.match(/`([^`]+)`|[\w./-]+\.\w{1,6}\b/g) ?? []).map((o) => o.replace(/`/g, ''))
+    const doneLater = (args: string) => objects.some((o) => o.length > 3 && args.includes(o))
+    const doneInRange = facts.tools.some((t) => t.position > intent.position && objects.some((o) => o.length > 3 && (t.digest.target ?? '').includes(o)))
+    if (objects.length > 0 && (doneInRange || laterCalls.some(doneLater))) continue
+    return intent.text
+  }
+  return undefined
+}
+
+function currentWork(facts: HandoverFacts, lastAssistant: string | undefined): string | undefined {
+  const inProgress = facts.plan?.find((p) => p.status === 'in_progress')
+  if (inProgress) return inProgress.text
+  const lastInstruction = facts.instructions.at(-1)
+  if (lastInstruction) return lastInstruction.text
+  if (lastAssistant) {
+    const first = conclusionsOf(lastAssistant, true)[0]
+    if (first) return first.text
+  }
+  return undefined
+}
+
+export type { ConversationEvent }

@@ -1,0 +1,44 @@
+/**
+ * The one importance scale every step ranks by: the summary's sections, the action
+ * log, and the rolling session summary. Higher survives longer when a budget is tight.
+ * Order (the brief's list): the task and the user's instructions; failures and the
+ * files changed; root cause; what is pending; decisions and abandoned attempts; then
+ * tests and commands that passed; reads, searches and mere mentions last.
+ */
+import { isScratchPath } from './artifacts.ts'
+import { isTestCommand } from './text.ts'
+import type { ToolDigest } from './tools.ts'
+
+export const IMPORTANCE = {
+  task: 100,
+  instruction: 90,
+  state: 85,
+  failure: 80,
+  change: 78,
+  rootCause: 75,
+  pending: 72,
+  earlier: 70,
+  decision: 66,
+  abandoned: 62,
+  errorDetail: 55,
+  scratchChange: 45,
+  test: 42,
+  command: 32,
+  conclusion: 28,
+  read: 18,
+  search: 14,
+  mention: 8,
+} as const
+
+
+/** Rank of one tool call's digest. */
+export function importanceOfDigest(d: ToolDigest): number {
+  if (d.status === 'error') return IMPORTANCE.failure
+  if (d.kind === 'write' || d.kind === 'edit' || (d.kind === 'shell' && d.change)) {
+    return d.files.length > 0 && d.files.every(isScratchPath) ? IMPORTANCE.scratchChange : IMPORTANCE.change
+  }
+  if (d.kind === 'shell') return isTestCommand(d.target ?? '') ? IMPORTANCE.test : IMPORTANCE.command
+  if (d.kind === 'read') return IMPORTANCE.read
+  if (d.kind === 'search') return IMPORTANCE.search
+  return IMPORTANCE.command
+}

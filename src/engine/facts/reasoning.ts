@@ -1,0 +1,58 @@
+/**
+ * Conclusions in assistant prose: root causes, decisions, abandoned attempts and stated
+ * next steps. An agent thinks aloud; only statements survive here, never questions or
+ * musings ("What if we…?", "I think we need a different approach.", "Let me check the
+ * updated test:"). A conclusion must say something concrete (code, a file, a name, a
+ * value) — "a different approach" names nothing an agent could act on.
+ */
+import { splitSentences } from './text.ts'
+
+export type ConclusionKind = 'root-cause' | 'decision' | 'abandoned' | 'next'
+
+export interface Conclusion {
+  kind: ConclusionKind
+  text: string
+}
+
+const ROOT_CAUSE_RE = /\b(root cause|the (?:actual |real |underlying )?(?:issue|problem|bug|error|failure|culprit) (?:is|was|lies|occurs|happens|comes|stems)|caused by|this happens because|(?:fails|failed|breaks|broke) because|the reason (?:is|was)|is because|was because|due to)\b/i
+const DECISION_RE = /\b(I(?:'ll| will| am going to|'m going to) (?:use|go with|implement|add|change|modify|fix|update|create|keep|switch|replace|refactor|remove|move|write|rewrite|store|handle|wrap|return|pass)|decided|decision|we should|(?:the )?(?:best|right|correct|cleanest|simplest|minimal|safest) (?:approach|fix|way|solution|change|option)|instead of|rather than|chose|going with|the fix (?:is|should|will)|the solution (?:is|should|will))\b/i
+const ABANDONED_RE = /\b(didn'?t work|did not work|doesn'?t work|does not work|won'?t work|revert(?:ed|ing)?|abandon(?:ed|ing)?|giv(?:e|ing) up on|wrong approach|not the right (?:approach|fix|place)|roll(?:ed)? back|undid|undo(?:ne)? (?:the|my|that)|still fail(?:s|ing)?|broke (?:other|more|the)|made (?:it|things) worse)\b/i
+const NEXT_RE = /\b(next,? (?:I(?:'ll| will)|let'?s|we(?:'ll| will)?)|next step|then I(?:'ll| will)|I(?:'ll| will) (?:now|next|then)|now I(?:'ll| will| need to)|still need to|remaining (?:work|step|task)s? (?:is|are)|TODO:|after that,? I(?:'ll| will))\b/i
+
+/** Questions, hedges and narration of the very next tool call are not conclusions. */
+const MUSING_RE = /^(what if|maybe|perhaps|hmm+|wait|actually|i wonder|let me|let's (?:see|check|look|try|first)|i think|i guess|i believe|i suspect|i'm not sure|not sure|could it be|is it|should i|do we|does it|okay|ok|alright|now let|first,? let|but)\b|\b(might|may be|maybe|possibly|probably|perhaps|seems? (?:like|to)|not sure|i think|i guess|i suspect)\b/i
+
+/** Something an agent could act on: code, a path, an identifier, a quoted value, a number. */
+const CONCRETE_RE = /`[^`]+`|[\w-]+\/[\w./-]+|\b[\w-]+\.(?:py|ts|tsx|js|jsx|go|rs|java|rb|md|json|ya?ml|toml|css|html|sh|sql|c|h|cpp)\b|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w+\b|\b[A-Z][a-z]+[A-Z]\w+\b|\w+\(\)|"[^"]{2,}"|'[^']{2,}'|\b\d+\b/
+
+export function isMusing(sentence: string): boolean {
+  const s = sentence.trim()
+  return s.endsWith('?') || s.endsWith(':') || MUSING_RE.test(s)
+}
+
+export function isConcrete(sentence: string): boolean {
+  return CONCRETE_RE.test(sentence)
+}
+
+/** Conclusions in one assistant text, in order; `acted` says the same message also made a tool call. */
+export function conclusionsOf(text: string, acted = false): Conclusion[] {
+  const out: Conclusion[] = []
+  for (const s of splitSentences(text, 20, 500)) {
+    // A next step names what it will do ("add the test for X"), not "understand the flow better".
+    const next = NEXT_RE.test(s) && !s.trim().endsWith('?') && isConcrete(s)
+    if (next) {
+      out.push({ kind: 'next', text: s })
+      continue
+    }
+    if (isMusing(s)) continue
+    if (ROOT_CAUSE_RE.test(s)) {
+      if (isConcrete(s)) out.push({ kind: 'root-cause', text: s })
+    } else if (ABANDONED_RE.test(s)) {
+      if (isConcrete(s)) out.push({ kind: 'abandoned', text: s })
+    } else if (DECISION_RE.test(s)) {
+      // A decision either names what it decides or is acted on in the same message.
+      if (isConcrete(s) || acted) out.push({ kind: 'decision', text: s })
+    }
+  }
+  return out
+}
