@@ -129,6 +129,7 @@ const SIGNATURES: Signature[] = [
   { re: /^test \S+ \.\.\. FAILED$/, weight: 8 }, // cargo test
   { re: /^(?:E\s+)?(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)(?::\s|$)/, weight: 7 },
   { re: /^Exception in thread "[^"]*" [\w.$]+/, weight: 7 },
+  { re: /^(?:[a-z_]\w*\.){2,}[A-Z]\w+: \S/, weight: 6 }, // django.core.exceptions.ImproperlyConfigured: …
   { re: /^(?:Uncaught |thrown: )?(?:[A-Z]\w*)?Error(?: \[\w+\])?: (?!\(none\))\S/, weight: 7 },
   { re: /^error(?:\[E\d+\])?: \S/, weight: 7 }, // rustc, cargo, git, many CLIs
   { re: /(?:^|[\s:(])error TS\d+:/, weight: 7 }, // tsc
@@ -209,7 +210,12 @@ export function extractFailingTests(output: string): { name: string; error?: str
     if (!m) continue
     const tb = ends.find((e) => e.start > i)
     const next = ls.findIndex((l, k) => k > i && /^(?:ERROR|FAIL): test\w* \(/.test(l))
-    const error = tb && (next < 0 || tb.start < next) ? ls[tb.end] : undefined
+    const stop = next < 0 ? ls.length : next
+    // The traceback's last line; without a traceback (a condensed report), the next typed error line.
+    const error =
+      tb && tb.start < stop
+        ? ls[tb.end]
+        : ls.slice(i + 1, Math.min(stop, i + 12)).find((l) => signatureWeight(l) >= 5 && signatureWeight(l) < 8 && !/^FAILED \(/.test(l))
     // Python 3.11+ prints the full name in the parentheses: "test_x (pkg.Case.test_x)".
     add(m[2]!.endsWith(`.${m[1]}`) ? m[2]! : `${m[2]}.${m[1]}`, error)
   }

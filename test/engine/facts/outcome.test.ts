@@ -151,6 +151,10 @@ t.test('a failing test: its name AND its error line, not only "FAILED (errors=1)
   t.match(o.errorDetail, /FAILED tests\.forms_tests\.tests\.test_media\.FormsMediaTestCase\.test_form_media - django\.core\.exceptions\.ImproperlyConfigured: No DjangoTemplates backend is configured\./)
   t.notMatch(o.errorLine, /^FAILED \(errors=1\)$/)
 
+  // A condensed unittest report: the header, then the error line, no traceback.
+  const condensed = outcomeOf({ kind: 'shell', output: 'ERROR: test_render (forms_tests.tests.test_renderers.Jinja2Tests)\ndjango.core.exceptions.ImproperlyConfigured: No DjangoTemplates backend is configured.\nFAILED (errors=1)\nExit code 1' })
+  t.equal(condensed.errorLine, 'FAILED forms_tests.tests.test_renderers.Jinja2Tests.test_render - django.core.exceptions.ImproperlyConfigured: No DjangoTemplates backend is configured.')
+
   // pytest, with and without the short summary's message.
   const pytest = 'Exit code 1\n.....F..\n=================================== FAILURES ===================================\n__________________________________ test_x __________________________________\n    def test_x():\n>       render()\nE       django.core.exceptions.ImproperlyConfigured: No DjangoTemplates backend is configured\n=========================== short test summary info ============================\nFAILED tests/test_forms.py::test_x - ImproperlyConfigured: No DjangoTemplates backend is configured\n1 failed, 7 passed in 0.84s'
   t.equal(extractErrorLine(pytest), 'FAILED tests/test_forms.py::test_x - ImproperlyConfigured: No DjangoTemplates backend is configured')
