@@ -1,5 +1,5 @@
 /**
- * The llm summarizer (src/engine/compaction/strategies/llm.ts) and its provider clients
+ * The llm summarizer (src/engine/compaction/summarizers/llm.ts) and its provider clients
  * (src/providers/summarizer-clients.ts), against the fake provider with the REAL SDKs:
  * valid summaries, prompt contents, every fault kind, key redaction, map-reduce under a
  * small context window, and summarizer selection.
@@ -7,7 +7,7 @@
 import t from 'tap'
 import { testConfig, type Config } from '../src/config.ts'
 import { buildSummaryPrompt, formatMessagesForSummary } from '../src/engine/compaction/prompts.ts'
-import { llmSummarizer, normaliseSummary } from '../src/engine/compaction/strategies/llm.ts'
+import { llmSummarizer, normaliseSummary } from '../src/engine/compaction/summarizers/llm.ts'
 import { computeUnits } from '../src/engine/conversation/pairing.ts'
 import { extractHandover } from '../src/engine/facts/handover.ts'
 import { detectSummaryRound, keyFactsFromSummary, parseSummarySections, summaryHeader } from '../src/engine/compaction/summary-format.ts'

@@ -10,7 +10,7 @@ import type { Config } from '../config.ts'
 import type { Database } from '../db/schema.ts'
 import { compactionThreshold } from '../engine/budget.ts'
 import { compact, CompactionError } from '../engine/compaction/compact.ts'
-import { llmSummarizer } from '../engine/compaction/strategies/llm.ts'
+import { llmSummarizer } from '../engine/compaction/summarizers/llm.ts'
 import {
   DEFAULT_COMPACT_OPTIONS,
   type CompactionEvent,

@@ -11,6 +11,9 @@ import { importanceOfDigest, IMPORTANCE } from '../facts/importance.ts'
 import { clipKeepingPaths } from '../facts/text.ts'
 import { digestToolCall, stripHeredocBodies, type ToolDigest } from '../facts/tools.ts'
 
+/** Characters kept of an agent's end-of-turn report. */
+const REPORT_CHARS = 700
+
 export const ACTION_LOG_HEADER = '### Earlier Actions (oldest first, condensed)'
 
 export interface LogLine {
@@ -35,6 +38,7 @@ export function segmentLogLines(
   for (const event of classifyForLog(messages)) {
     if (event.kind === 'instruction') add(`- user: "${clipKeepingPaths(event.text, 400)}"`, IMPORTANCE.instruction)
     else if (event.kind === 'conclusion') add(`- note: ${clipKeepingPaths(event.text, 200)}`, event.priority)
+    else if (event.kind === 'report') add(`- agent reported: ${clipKeepingPaths(event.text.replace(/\|[-: |]+\|/g, ' '), REPORT_CHARS)}`, IMPORTANCE.report)
     else if (event.kind === 'text-command') {
       const d = digestToolCall('bash', JSON.stringify({ command: event.command }), event.output, false, opts.preserveErrorDetails)
       add(`- ${logLineOf(d)}`, importanceOfDigest(d))

@@ -24,8 +24,8 @@ import { assemble, type Assembly } from './assemble.ts'
 import { layoutOf } from './layout.ts'
 import { makePlan, type Plan } from './plan.ts'
 import { summarizeWithFallbacks, summarizerChain } from './summarize.ts'
-import { condenseRange } from './strategies/condense.ts'
-import { maskRange, recentResultIds, type MaskOptions } from './strategies/mask.ts'
+import { condenseRange } from './transforms/condense.ts'
+import { maskRange, recentResultIds, type MaskOptions } from './transforms/mask.ts'
 import { checkInput, CompactionError } from './verify.ts'
 import type { CompactOptions, CompactResult, FallbackRecord, PlanRange, StrategyName, Summarizer, SummaryResult } from './types.ts'
 
@@ -143,7 +143,7 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
     return [full, small].filter((b, k, all) => b >= MIN_SUMMARY_TOKENS && all.indexOf(b) === k).map((b) => b + summaryOverhead)
   }
   const reserves = reservesFor(options.targetTokens)
-  const planWith = (target: number, summaryReserves: readonly number[]) =>
+  const planWith = (target: number, summaryReserves: readonly number[], carried: readonly LogLine[] = previousLog) =>
     makePlan({
       segmentCount: segments.length,
       headEnd,
@@ -163,12 +163,17 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
       pinned: (si) => segments[si]!.systemOnly,
       earlier: earlierSegment,
       logLines,
-      previousLog,
+      previousLog: carried,
       lowValueBelow: IMPORTANCE.test,
     })
   let summarizedTail = -1
+  // Lines the log carries before the segments' own: facts the summary sections had no room
+  // for, then an earlier compactd round's log.
+  let carried: LogLine[] = previousLog
+  let summaryReserve: number[] | undefined
   for (let attempt = 0; attempt <= REPLANS; attempt++) {
-    plan = planWith(target, reserves)
+    // Once a summary exists, later re-plans keep its size and the lines it carries into the log.
+    plan = summaryReserve && summary ? (planWith(target, summaryReserve, carried) ?? planWith(target, reserves)) : planWith(target, reserves)
     if (!plan) {
       const minimum = smallestTarget((t) => planWith(t, reservesFor(t)) !== null, options.targetTokens)
       const last = segments.length - 1
@@ -213,11 +218,18 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
       // The sections rarely use their whole reserve: plan the log again with what they took,
       // as long as the compacted range (and so the summary) stays the same.
       if (summary) {
-        const reflowed = planWith(target, [nc.tokens([adapter.createTextMessage('user', summary.text)]) + summaryOverhead])
-        if (reflowed && reflowed.tailStart === plan.tailStart && reflowed.summary) plan = reflowed
+        const overflow = (summary.overflow ?? []).map((l, k) => ({ text: l.text, priority: l.priority, tokens: lineTokens(l.text), key: `o:${k}` }))
+        const withOverflow = [...overflow, ...previousLog]
+        const used = [nc.tokens([adapter.createTextMessage('user', summary.text)]) + summaryOverhead]
+        const reflowed = planWith(target, used, withOverflow)
+        if (reflowed && reflowed.tailStart === plan.tailStart && reflowed.summary) {
+          plan = reflowed
+          carried = withOverflow
+          summaryReserve = used
+        }
       }
     }
-    assembly = assemble({ plan, segments, headEnd, adapter, role: options.summaryRole ?? 'user', summaryText: summary?.text, kept, earlier: earlierSegment, logLines, previousLog, target: options.targetTokens, total })
+    assembly = assemble({ plan, segments, headEnd, adapter, role: options.summaryRole ?? 'user', summaryText: summary?.text, kept, earlier: earlierSegment, logLines, previousLog: carried, target: options.targetTokens, total })
     if (assembly.tokens <= options.targetTokens) break
     // The caller's format counts more than the neutral plan did: plan again with less room.
     target -= assembly.tokens - options.targetTokens + Math.ceil(options.targetTokens * 0.01)

@@ -3,7 +3,7 @@
  *
  * The data sections (previous summary, original task, messages) are always present;
  * the caller's instructions either replace the default section template or are
- * appended to it. Map-reduce (strategies/llm.ts) uses the same prompt with a `stage`:
+ * appended to it. Map-reduce (summarizers/llm.ts) uses the same prompt with a `stage`:
  * a `partial` call summarises one chunk of the conversation, a `combine` call merges
  * partial summaries (plus the previous summary) into one.
  */

@@ -4,7 +4,7 @@
  * moves to the next one, and each move is recorded with its reason.
  */
 import { rulesSummarizer } from './summarizers/rules.ts'
-import { truncateSummarizer } from './strategies/truncate.ts'
+import { truncateSummarizer } from './summarizers/truncate.ts'
 import { detectSummaryRound } from './summary-format.ts'
 import { SummarizerError, type FallbackRecord, type StrategyName, type Summarizer, type SummaryRequest, type SummaryResult } from './types.ts'
 

@@ -61,6 +61,8 @@ export interface SummaryResult {
   model?: string
   /** USD cost of the summarizer calls (registry prices × usage); 0 or absent offline. */
   costUsd?: number
+  /** Facts that did not fit the summary's budget, most important first, as action-log lines with their importance. */
+  overflow?: { text: string; priority: number }[]
 }
 
 /** A summarizer failure that moves the chain to the next strategy. */

@@ -91,20 +91,37 @@ export function classifyMessages(messages: readonly CanonicalMessage[]): Convers
 
 export type LogEvent =
   | { kind: 'instruction'; text: string }
+  /** The agent's report to the user at the end of a turn (a reply with no tool call): its own handover. */
+  | { kind: 'report'; text: string }
   | { kind: 'conclusion'; text: string; priority: number }
   | { kind: 'calls'; message: CanonicalMessage }
   | { kind: 'text-command'; command: string; output: string }
 
-const CONCLUSION_PRIORITY = { 'root-cause': IMPORTANCE.rootCause, decision: IMPORTANCE.decision, abandoned: IMPORTANCE.abandoned, next: IMPORTANCE.conclusion }
+const CONCLUSION_PRIORITY = { 'root-cause': IMPORTANCE.rootCause, decision: IMPORTANCE.decision, abandoned: IMPORTANCE.abandoned, next: IMPORTANCE.conclusion, finding: IMPORTANCE.finding }
+
+/** A reply this long (with no tool call) is a report worth keeping whole-ish, not a one-liner. */
+const REPORT_MIN_CHARS = 160
 
 /** What the action log shows of a run of messages: instructions, conclusions, and the calls of each message. */
 export function classifyForLog(messages: readonly CanonicalMessage[]): LogEvent[] {
   const out: LogEvent[] = []
   let lastCallsAt = -1
-  for (const e of classifyMessages(messages)) {
+  const events = classifyMessages(messages)
+  // A report ends the agent's turn: no tool call follows it before the user side speaks.
+  // Read from events, not messages, so merged and split layouts agree.
+  const endsTurn = (k: number) => {
+    for (let j = k + 1; j < events.length; j++) {
+      const next = events[j]!
+      if (next.kind === 'tool-call' || next.kind === 'text-command') return false
+      if (next.kind !== 'assistant') return true
+    }
+    return true
+  }
+  for (const [k, e] of events.entries()) {
     if (e.kind === 'instruction') out.push({ kind: 'instruction', text: e.text })
     else if (e.kind === 'assistant' && !e.reasoning) {
-      for (const c of conclusionsOf(e.text, e.acted)) if (c.kind !== 'next') out.push({ kind: 'conclusion', text: c.text, priority: CONCLUSION_PRIORITY[c.kind] })
+      if (e.text.trim().length >= REPORT_MIN_CHARS && endsTurn(k)) out.push({ kind: 'report', text: e.text })
+      else for (const c of conclusionsOf(e.text, e.acted)) if (c.kind !== 'next') out.push({ kind: 'conclusion', text: c.text, priority: CONCLUSION_PRIORITY[c.kind] })
     } else if (e.kind === 'tool-call' && e.position !== lastCallsAt) {
       lastCallsAt = e.position
       out.push({ kind: 'calls', message: messages[e.position]! })

@@ -131,7 +131,7 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
           if (c.kind === 'root-cause') pushLatest(facts.rootCauses, c.text, MAX_CONCLUSIONS.rootCauses)
           else if (c.kind === 'decision') pushLatest(facts.decisions, c.text, MAX_CONCLUSIONS.decisions)
           else if (c.kind === 'abandoned') pushLatest(facts.abandoned, c.text, MAX_CONCLUSIONS.abandoned)
-          else intents.push({ position: e.position, text: c.text })
+          else if (c.kind === 'next') intents.push({ position: e.position, text: c.text })
         }
         break
       case 'tool-call': {

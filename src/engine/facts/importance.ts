@@ -6,7 +6,6 @@
  * tests and commands that passed; reads, searches and mere mentions last.
  */
 import { isScratchPath } from './artifacts.ts'
-import { isTestCommand } from './text.ts'
 import type { ToolDigest } from './tools.ts'
 
 export const IMPORTANCE = {
@@ -19,26 +18,34 @@ export const IMPORTANCE = {
   pending: 72,
   earlier: 70,
   decision: 66,
+  report: 64,
   abandoned: 62,
   errorDetail: 55,
   scratchChange: 45,
   test: 42,
   command: 32,
   conclusion: 28,
+  finding: 26,
   read: 18,
   search: 14,
   mention: 8,
 } as const
 
 
-/** Rank of one tool call's digest. */
+/** Rank of one tool call's digest (its value class, from evidence: facts/tools.ts). */
 export function importanceOfDigest(d: ToolDigest): number {
-  if (d.status === 'error') return IMPORTANCE.failure
-  if (d.kind === 'write' || d.kind === 'edit' || (d.kind === 'shell' && d.change)) {
-    return d.files.length > 0 && d.files.every(isScratchPath) ? IMPORTANCE.scratchChange : IMPORTANCE.change
+  switch (d.value) {
+    case 'failure':
+      return IMPORTANCE.failure
+    case 'change':
+      return d.files.length > 0 && d.files.every(isScratchPath) ? IMPORTANCE.scratchChange : IMPORTANCE.change
+    case 'test':
+      return IMPORTANCE.test
+    case 'read':
+      return IMPORTANCE.read
+    case 'search':
+      return IMPORTANCE.search
+    default:
+      return IMPORTANCE.command
   }
-  if (d.kind === 'shell') return isTestCommand(d.target ?? '') ? IMPORTANCE.test : IMPORTANCE.command
-  if (d.kind === 'read') return IMPORTANCE.read
-  if (d.kind === 'search') return IMPORTANCE.search
-  return IMPORTANCE.command
 }

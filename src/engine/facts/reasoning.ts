@@ -7,7 +7,7 @@
  */
 import { splitSentences } from './text.ts'
 
-export type ConclusionKind = 'root-cause' | 'decision' | 'abandoned' | 'next'
+export type ConclusionKind = 'root-cause' | 'decision' | 'abandoned' | 'next' | 'finding'
 
 export interface Conclusion {
   kind: ConclusionKind
@@ -17,6 +17,9 @@ export interface Conclusion {
 const ROOT_CAUSE_RE = /\b(root cause|the (?:actual |real |underlying )?(?:issue|problem|bug|error|failure|culprit) (?:is|was|lies|occurs|happens|comes|stems)|caused by|this happens because|(?:fails|failed|breaks|broke) because|the reason (?:is|was)|is because|was because|due to)\b/i
 const DECISION_RE = /\b(I(?:'ll| will| am going to|'m going to) (?:use|go with|implement|add|change|modify|fix|update|create|keep|switch|replace|refactor|remove|move|write|rewrite|store|handle|wrap|return|pass)|decided|decision|we should|(?:the )?(?:best|right|correct|cleanest|simplest|minimal|safest) (?:approach|fix|way|solution|change|option)|instead of|rather than|chose|going with|the fix (?:is|should|will)|the solution (?:is|should|will))\b/i
 const ABANDONED_RE = /\b(didn'?t work|did not work|doesn'?t work|does not work|won'?t work|revert(?:ed|ing)?|abandon(?:ed|ing)?|giv(?:e|ing) up on|wrong approach|not the right (?:approach|fix|place)|roll(?:ed)? back|undid|undo(?:ne)? (?:the|my|that)|still fail(?:s|ing)?|broke (?:other|more|the)|made (?:it|things) worse)\b/i
+/** A plain statement of fact about the code or the environment ("X was removed in Python 3.11"). */
+const FINDING_RE = /\b(is|was|are|were|has|had|have|returns?|fails?|raises?|removed|added|introduced|defined|located|lives|uses|calls|requires|needs|contains|points|shows|breaks|expects|supports|only|never|always)\b/i
+
 const NEXT_RE = /\b(next,? (?:I(?:'ll| will)|let'?s|we(?:'ll| will)?)|next step|then I(?:'ll| will)|I(?:'ll| will) (?:now|next|then)|now I(?:'ll| will| need to)|still need to|remaining (?:work|step|task)s? (?:is|are)|TODO:|after that,? I(?:'ll| will))\b/i
 
 /** Questions, hedges and narration of the very next tool call are not conclusions. */
@@ -25,6 +28,11 @@ const MUSING_RE = /^(what if|maybe|perhaps|hmm+|wait|actually|i wonder|let me|le
 /** Something an agent could act on: code, a path, an identifier, a quoted value, a number. */
 const CONCRETE_RE = /`[^`]+`|[\w-]+\/[\w./-]+|\b[\w-]+\.(?:py|ts|tsx|js|jsx|go|rs|java|rb|md|json|ya?ml|toml|css|html|sh|sql|c|h|cpp)\b|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w+\b|\b[A-Z][a-z]+[A-Z]\w+\b|\w+\(\)|"[^"]{2,}"|'[^']{2,}'|\b\d+\b/
 
+/** A sentence worth keeping when prose is condensed: a conclusion or a concrete finding. */
+export function isKeySentence(sentence: string): boolean {
+  return conclusionsOf(sentence, false).length > 0
+}
+
 export function isMusing(sentence: string): boolean {
   const s = sentence.trim()
   return s.endsWith('?') || s.endsWith(':') || MUSING_RE.test(s)
@@ -32,6 +40,10 @@ export function isMusing(sentence: string): boolean {
 
 export function isConcrete(sentence: string): boolean {
   return CONCRETE_RE.test(sentence)
+}
+
+function concreteCount(sentence: string): number {
+  return (sentence.match(new RegExp(CONCRETE_RE.source, 'g')) ?? []).length
 }
 
 /** Conclusions in one assistant text, in order; `acted` says the same message also made a tool call. */
@@ -52,6 +64,8 @@ export function conclusionsOf(text: string, acted = false): Conclusion[] {
     } else if (DECISION_RE.test(s)) {
       // A decision either names what it decides or is acted on in the same message.
       if (isConcrete(s) || acted) out.push({ kind: 'decision', text: s })
+    } else if (FINDING_RE.test(s) && concreteCount(s) >= 1 && !/^(i|we|let|now|first|then|next|so|here|this is)\b/i.test(s)) {
+      out.push({ kind: 'finding', text: s })
     }
   }
   return out

@@ -7,7 +7,7 @@
 import t from 'tap'
 import { testConfig } from '../../../src/config.ts'
 import { compact } from '../../../src/engine/compaction/compact.ts'
-import { llmSummarizer } from '../../../src/engine/compaction/strategies/llm.ts'
+import { llmSummarizer } from '../../../src/engine/compaction/summarizers/llm.ts'
 import { DEFAULT_COMPACT_OPTIONS } from '../../../src/engine/compaction/types.ts'
 import { messageText } from '../../../src/engine/messages/canonical.ts'
 import { parseConversation } from '../../../src/engine/messages/index.ts'

@@ -12,6 +12,7 @@ import type { HandoverFacts } from '../../facts/handover.ts'
 import { IMPORTANCE } from '../../facts/importance.ts'
 import { clip, clipKeepingPaths } from '../../facts/text.ts'
 import { stripHeredocBodies } from '../../facts/tools.ts'
+import { taskText } from '../../facts/classify.ts'
 import { summaryHeader } from '../summary-format.ts'
 
 export type Section = 'task' | 'instructions' | 'files' | 'errors' | 'decisions' | 'state' | 'pending' | 'context' | 'commands'
@@ -40,6 +41,9 @@ export interface Item {
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim()
 /** A command or source in backticks, heredoc bodies left out (they are file content, not the command). */
 const code = (s: string, max: number) => `\`${clipKeepingPaths(stripHeredocBodies(s), max).replace(/`/g, "'")}\``
+
+/** Characters of the original task repeated in the summary (the task itself stays verbatim in the head). */
+const TASK_GIST_CHARS = 300
 
 /** Clip lengths for a budget: tighter budgets get terser lines before they get fewer. */
 function clips(budget: number) {
@@ -104,14 +108,21 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
   const add = (section: Section, text: string, priority: number) => items.push({ section, text, priority, seq: seq++ })
   const earlier = facts.earlier
 
-  const task = earlier.find((e) => e.sections.task)?.sections.task ?? originalTask
-  if (task.trim()) add('task', task.length > c.task ? `${clip(task, c.task)} (full text: the first user message)` : task.trim(), IMPORTANCE.task)
+  const earlierTask = earlier.find((e) => e.sections.task)?.sections.task
+  if (earlierTask?.trim()) add('task', earlierTask.length > c.task ? clip(earlierTask, c.task) : earlierTask.trim(), IMPORTANCE.task)
+  else if (originalTask.trim()) {
+    // The original task is kept verbatim above the summary: a gist is enough here.
+    const gist = taskText(originalTask).trim()
+    add('task', gist.length > TASK_GIST_CHARS ? `${clipKeepingPaths(gist, TASK_GIST_CHARS)} (full text: the first user message, kept above)` : gist, IMPORTANCE.task)
+  }
 
   for (const e of earlier) for (const r of e.sections.requests) add('instructions', `- ${clip(r, c.instruction)} (earlier)`, IMPORTANCE.earlier)
   for (const r of facts.instructions) add('instructions', `- "${clipKeepingPaths(r.text, c.instruction)}"`, IMPORTANCE.instruction)
 
   for (const e of earlier) for (const f of e.sections.files) add('files', `| ${cell(f.path)} | earlier | ${cell(clipKeepingPaths(f.note, c.note))} |`, IMPORTANCE.earlier)
-  for (const row of fileRows(facts.files, c.note)) add('files', row.text, row.priority)
+  // Ordered by last touch: among equal ranks, the file worked on last is taken first.
+  const byLastTouch = [...facts.files].sort((a, b) => a.lastIndex - b.lastIndex)
+  for (const row of fileRows(byLastTouch, c.note)) add('files', row.text, row.priority)
 
   for (const e of earlier) for (const x of e.sections.errors) add('errors', `- ${clip(x, c.sentence)} (earlier)`, IMPORTANCE.earlier)
   for (const f of facts.failures) {
@@ -130,7 +141,8 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
   for (const s of facts.abandoned) add('decisions', `- Tried and abandoned: ${clipKeepingPaths(s, c.sentence)}`, IMPORTANCE.abandoned)
 
   if (facts.currentWork) add('state', `- Working on: ${clipKeepingPaths(facts.currentWork, c.sentence)}`, IMPORTANCE.state)
-  const lastChange = facts.files.filter((f) => f.fate !== 'read').sort((a, b) => a.lastIndex - b.lastIndex).at(-1)
+  const changedFiles = facts.files.filter((f) => f.fate !== 'read').sort((a, b) => a.lastIndex - b.lastIndex)
+  const lastChange = changedFiles.filter((f) => !isOneOff(f)).at(-1) ?? changedFiles.at(-1)
   if (lastChange) add('state', `- Last change: ${lastChange.path} (${fateCell(lastChange)})`, IMPORTANCE.state - 1)
   const lastCmd = [...facts.commands].sort((a, b) => a.lastPosition - b.lastPosition).at(-1)
   if (lastCmd) add('state', `- Last command: ${code(lastCmd.command, c.command)} → ${lastCmd.lastExitCode !== undefined ? `exit ${lastCmd.lastExitCode}` : lastCmd.lastFailed ? 'error' : 'ok'}`, IMPORTANCE.state - 2)
@@ -161,7 +173,7 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
 }
 
 /** Greedy fill of `items` within `budget` tokens (`count` counts text as sent). */
-export function renderItems(items: readonly Item[], opts: { round: number; budget: number; footer?: string; count: (s: string) => number }): string {
+export function renderItems(items: readonly Item[], opts: { round: number; budget: number; footer?: string; count: (s: string) => number; left?: Item[] }): string {
   const header = summaryHeader(opts.round)
   let used = opts.count(header) + (opts.footer ? opts.count(opts.footer) + 1 : 0)
   const opened = new Set<Section>()
@@ -209,7 +221,20 @@ export function renderItems(items: readonly Item[], opts: { round: number; budge
     if (opts.count(text) <= opts.budget) break
     if (chosen.delete(item)) text = build()
   }
+  if (opts.left) for (const item of items) if (!chosen.has(item)) opts.left.push(item)
   return text
+}
+
+/** An item that did not fit the sections, as a line of the action log ("- …"); undefined for detail lines. */
+export function asLogLine(item: Item): string | undefined {
+  if (/^\s{2,}/.test(item.text)) return undefined // an error's detail block belongs under its error
+  const row = /^\|(.+)\|$/.exec(item.text.trim())
+  if (row) {
+    const cells = row[1]!.split(/(?<!\\)\|/).map((c) => c.trim()).filter(Boolean)
+    return `- ${cells[0]}: ${cells.slice(1).join(' — ')}`
+  }
+  if (item.section === 'task' || item.text.endsWith(':')) return undefined
+  return item.text.startsWith('- ') ? item.text : `- ${item.text}`
 }
 
 export function earlierFooter(earlier: readonly EarlierSummary[], round: number): string | undefined {

@@ -5,7 +5,7 @@
  */
 import type { HandoverFacts } from '../../facts/handover.ts'
 import type { KeyFacts, Summarizer, SummaryRequest, SummaryResult } from '../types.ts'
-import { earlierFooter, fateCell, handoverItems, renderItems } from './rules-render.ts'
+import { asLogLine, earlierFooter, fateCell, handoverItems, renderItems, type Item } from './rules-render.ts'
 import { clip } from '../../facts/text.ts'
 
 /** Seed 003's continuation fields, from the same facts. */
@@ -29,8 +29,14 @@ export function keyFactsOf(facts: HandoverFacts, originalTask: string): KeyFacts
 export function rulesSummarize(req: SummaryRequest): SummaryResult {
   const count = (s: string) => Math.ceil(req.counter.text(s) * req.counter.margin)
   const items = handoverItems(req.facts, req.originalTask, req.budgetTokens, req.preserveErrorDetails)
-  const text = renderItems(items, { round: req.round, budget: req.budgetTokens, footer: earlierFooter(req.facts.earlier, req.round), count })
-  return { text, keyFacts: keyFactsOf(req.facts, req.originalTask), usage: { inputTokens: 0, outputTokens: 0, calls: 0 } }
+  const left: Item[] = []
+  const text = renderItems(items, { round: req.round, budget: req.budgetTokens, footer: earlierFooter(req.facts.earlier, req.round), count, left })
+  // What did not fit competes for the action log's room, by the same importance.
+  const overflow = left.flatMap((item) => {
+    const line = asLogLine(item)
+    return line ? [{ text: line, priority: item.priority }] : []
+  })
+  return { text, keyFacts: keyFactsOf(req.facts, req.originalTask), usage: { inputTokens: 0, outputTokens: 0, calls: 0 }, overflow }
 }
 
 export const rulesSummarizer: Summarizer = {

@@ -16,7 +16,7 @@
 import type { CanonicalMessage } from '../../messages/canonical.ts'
 import { computeUnits } from '../../conversation/pairing.ts'
 import { buildSummaryPrompt, MESSAGE_SEPARATOR, renderMessagesForSummary, truncateMiddle, type SummaryPrompt, type SummaryStage } from '../prompts.ts'
-import { completeFromFacts, factsForPrompt } from '../summarizers/facts-check.ts'
+import { completeFromFacts, factsForPrompt } from './facts-check.ts'
 import { keyFactsFromSummary, parseSummarySections, SECTION_TITLES, SUMMARY_HEADER_RE, summaryHeader } from '../summary-format.ts'
 import {
   SummarizerError,

@@ -9,7 +9,7 @@
 import type { FormatAdapter } from '../../messages/adapter.ts'
 import { toolCallsOf, type CanonicalMessage } from '../../messages/canonical.ts'
 import type { TokenCounter } from '../../tokens/count.ts'
-import { KEY_SENTENCE_RE } from '../extract/facts.ts'
+import { isKeySentence } from '../../facts/reasoning.ts'
 import { clip, parseArgs, stripHeredocBodies } from '../../facts/tools.ts'
 import { MASK_PREFIX, maskRange, type MaskOptions } from './mask.ts'
 import { canonicalArgs } from '../../conversation/segments.ts'
@@ -53,7 +53,7 @@ function condenseProse(text: string): string {
   let used = 0
   sentences.forEach((s, i) => {
     if (used > PROSE_CHARS) return
-    if (i === 0 || KEY_SENTENCE_RE.test(s)) {
+    if (i === 0 || isKeySentence(s)) {
       const c = clip(s, 200)
       keep.push(c)
       used += c.length
