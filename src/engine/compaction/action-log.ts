@@ -12,7 +12,7 @@ import { clipKeepingPaths } from '../facts/text.ts'
 import { digestToolCall, stripHeredocBodies, type ToolDigest } from '../facts/tools.ts'
 
 /** Characters kept of an agent's end-of-turn report. */
-const REPORT_CHARS = 700
+const REPORT_CHARS = 500
 
 export const ACTION_LOG_HEADER = '### Earlier Actions (oldest first, condensed)'
 

@@ -18,7 +18,7 @@ export const IMPORTANCE = {
   pending: 72,
   earlier: 70,
   decision: 66,
-  report: 64,
+  report: 79,
   abandoned: 62,
   errorDetail: 55,
   scratchChange: 45,
