@@ -58,7 +58,7 @@ const compactBody = z
       .min(50)
       .max(100_000)
       .optional()
-      .describe('Cap on the summary sections (task, instructions, files, errors, decisions, state, pending work); never more than 25% of targetTokens. The action log appended to the same message uses what the rest of the budget leaves. Default 2000 (COMPACTION_MAX_SUMMARY_TOKENS).'),
+      .describe('Cap on the summary sections (task, instructions, files, errors, decisions, state, pending work); never more than 15% of targetTokens. The action log appended to the same message uses what the rest of the budget leaves. Default 2000 (COMPACTION_MAX_SUMMARY_TOKENS).'),
     summaryRole: z
       .enum(['system', 'developer', 'user', 'assistant'])
       .optional()

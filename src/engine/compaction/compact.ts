@@ -43,7 +43,7 @@ export interface CompactInput {
 }
 
 /** Fraction of the target the summary sections may take at most; the action log uses the rest. */
-const SUMMARY_SHARE = 0.25
+const SUMMARY_SHARE = 0.15
 const SMALL_SUMMARY_SHARE = 0.1
 /** Largest share of the budget a tail may keep once it had to shrink. */
 const SHRUNK_TAIL_SHARE = 0.5

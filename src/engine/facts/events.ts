@@ -97,7 +97,9 @@ export type LogEvent =
   | { kind: 'calls'; message: CanonicalMessage }
   | { kind: 'text-command'; command: string; output: string }
 
-const CONCLUSION_PRIORITY = { 'root-cause': IMPORTANCE.rootCause, decision: IMPORTANCE.decision, abandoned: IMPORTANCE.abandoned, next: IMPORTANCE.conclusion, finding: IMPORTANCE.finding }
+// In the log, conclusions rank just above plain commands: the sections already carry the
+// latest ones, and a log full of prose would crowd out what was done.
+const CONCLUSION_PRIORITY = { 'root-cause': IMPORTANCE.command + 8, decision: IMPORTANCE.command + 2, abandoned: IMPORTANCE.command + 2, next: IMPORTANCE.conclusion, finding: IMPORTANCE.finding }
 
 /** A reply this long (with no tool call) is a report worth keeping whole-ish, not a one-liner. */
 const REPORT_MIN_CHARS = 160

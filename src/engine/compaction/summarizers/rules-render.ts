@@ -48,7 +48,7 @@ const TASK_GIST_CHARS = 300
 /** Clip lengths for a budget: tighter budgets get terser lines before they get fewer. */
 function clips(budget: number) {
   const tight = budget < 600
-  return { task: tight ? 300 : budget < 1500 ? 600 : 1500, instruction: tight ? 240 : 500, sentence: tight ? 160 : 260, command: tight ? 90 : 160, error: tight ? 160 : 260, detail: tight ? 240 : 600, note: tight ? 80 : 160 }
+  return { task: tight ? 300 : budget < 1500 ? 600 : 1500, instruction: tight ? 240 : 500, sentence: tight ? 160 : 260, command: tight ? 90 : 160, error: tight ? 160 : 260, detail: tight ? 200 : 360, note: tight ? 80 : 160 }
 }
 
 export function fateCell(f: FileFate): string {
