@@ -1,38 +1,102 @@
 /**
  * The continuation block (seed 003's fields: current task, completed and pending steps,
- * key decisions, relevant files), folded forward exchange by exchange, and its
- * context-injection prompt text.
+ * key decisions, relevant files), folded forward batch by batch from the shared facts
+ * (read.ts), and its context-injection prompt text.
+ *
+ * Every field holds the human's words, evidence or conclusions, never the agent's
+ * narration: the current task is the latest real instruction (harness text, a bare
+ * "continue", a greeting or a "yes" never replace it) or an earlier summary's task;
+ * pending work is the latest todo-tool plan when there is one, else the last open
+ * intent, else an earlier summary's pending list; completed steps are the plan's done
+ * items, else what each exchange demonstrably did (files changed, failures fixed, tests
+ * passed); decisions and root causes are conclusions (facts/reasoning.ts).
  */
-import type { FileFact } from '../compaction/extract/facts.ts'
-import { clip } from '../compaction/extract/tools.ts'
+import { isUrl } from '../facts/artifacts.ts'
+import { isMusing } from '../facts/reasoning.ts'
+import { isTestCommand, shortenPath } from '../facts/text.ts'
+import { clipText } from './clip.ts'
 import type { Continuation, SummaryDocument } from './document.ts'
-import { condense } from './fit.ts'
-import { ARCH_RE, CHOICE_RE, cleanPath, contentless, isScratch, requestsOf, type Summarized } from './items.ts'
+import { plainEntry } from './earlier.ts'
+import { filePath, isProjectFile, meaningfulInstructions, NARRATION_RE, type Summarized } from './items.ts'
+import type { BatchReading, ExchangeFacts } from './read.ts'
 
 /** Most entries kept per list: the most recent ones. */
-const CAPS = { completedSteps: 6, pendingSteps: 4, keyDecisions: 8, relevantFiles: 15 }
+const CAPS = { completedSteps: 8, pendingSteps: 6, keyDecisions: 8, relevantFiles: 12 }
+
+/** Answers to a question ("yes, do it", "sounds good"): the human's words, but not a new task. */
+const CONFIRMATION_RE = /^(?:yes|yeah|yep|yup|y|no|nope|sure|ok(?:ay)?|right|correct|exactly|agreed|do it|go for it|sounds good|lgtm|please do|that works|perfect)\b[\s,.!]*(?:(?:please |just |then |and )?(?:do it|go ahead|go for it|proceed|thanks?|thank you|sounds good|please)[\s,.!]*)*$/i
+
+/** Text an agent can resume from: no questions, musings or announcements of its next look-around. */
+function statement(s: string): boolean {
+  const t = s.trim()
+  return t.length > 0 && !isMusing(t) && !NARRATION_RE.test(t)
+}
+
+const pushLatest = (list: string[], entries: readonly string[], cap: number) => [...list.filter((d) => !entries.includes(d)), ...entries].slice(-cap)
+
+/** What an exchange demonstrably did: files changed, failures resolved, test runs that passed. */
+function doneStep(x: ExchangeFacts): string | undefined {
+  const parts: string[] = []
+  const changed = x.files.filter((f) => f.fate !== 'read' && isProjectFile(f))
+  if (changed.length) parts.push(changed.slice(0, 2).map((f) => `${f.fate} ${shortenPath(f.path, 40)}`).join(', ') + (changed.length > 2 ? ` +${changed.length - 2} more` : ''))
+  const fixed = x.failures.filter((f) => f.resolvedAt !== undefined)
+  if (fixed.length) parts.push(`fixed \`${clipText(fixed.at(-1)!.source, 50)}\``)
+  else {
+    const passed = x.tools.filter((t) => t.digest.kind === 'shell' && t.digest.status === 'ok' && isTestCommand(t.digest.target ?? '')).at(-1)
+    if (passed) parts.push(`\`${clipText(passed.digest.target!, 50)}\` passed`)
+  }
+  if (!parts.length) return undefined
+  const asked = meaningfulInstructions(x).at(-1)
+  return `${asked ? `${clipText(asked.text, 80)}: ` : ''}${parts.join('; ')}`
+}
 
 /**
- * Folds the new exchanges into the continuation block, exchange by exchange in order
- * (message indices are not comparable across batches): the latest meaningful request
- * is the current task, the latest stated next steps replace older ones, decisions and
- * files accumulate (files most recent first, changed before merely read).
+ * Folds a batch into the continuation block. `done` are the batch's exchanges in
+ * order, `reading` their shared facts (the latest plan and the last open intent are
+ * the batch's). Lists keep their most recent entries.
  */
-export function updateContinuation(c: Continuation, done: Summarized[]): void {
-  for (const { item, facts } of done) {
-    const latest = requestsOf(facts).filter((r) => !contentless(r)).pop()
-    if (latest) c.currentTask = clip(latest, 300)
-    if (facts.nextSteps.length) c.pendingSteps = facts.nextSteps.slice(-CAPS.pendingSteps).map((s) => clip(s, 200))
-    // A finished exchange is a completed step, named by its request, else by its work.
-    const asked = /^Asked "(.*?)"(?:; |$)/.exec(item.text)
-    c.completedSteps = [...c.completedSteps, asked ? asked[1]! : condense(item.text, 120)].slice(-CAPS.completedSteps)
-    // Only sentences that state a choice or touch the design; "I will add X" is a plan, not a decision.
-    const decisions = facts.decisions.filter((d) => CHOICE_RE.test(d) || ARCH_RE.test(d)).map((d) => clip(d, 160))
-    c.keyDecisions = [...c.keyDecisions.filter((d) => !decisions.includes(d)), ...decisions].slice(-CAPS.keyDecisions)
-    const isChanged = (f: FileFact) => f.actions.has('created') || f.actions.has('modified')
-    const touched = [...facts.files.values()].filter((f) => (isChanged(f) || f.actions.has('read')) && !isScratch(f.path)).sort((a, b) => b.lastIndex - a.lastIndex)
-    const fresh = [...touched.filter(isChanged), ...touched.filter((f) => !isChanged(f))].map((f) => cleanPath(f.path))
+export function updateContinuation(c: Continuation, done: Summarized[], reading: BatchReading): void {
+  // The current task: the latest real instruction or earlier summary's task, by position.
+  let task: { position: number; text: string } | undefined
+  let earlierPending: string[] | undefined
+  for (const { facts: x } of done) {
+    for (const e of x.earlier) {
+      const s = e.summary.sections
+      if (s.task && (!task || e.position >= task.position)) task = { position: e.position, text: plainEntry(s.task, 300) }
+      if (s.pending.length) earlierPending = s.pending.map((p) => plainEntry(p, 200)).filter(statement)
+      c.keyDecisions = pushLatest(c.keyDecisions, s.decisions.map((d) => plainEntry(d, 200)).filter(statement), CAPS.keyDecisions)
+      const files = s.files.map((f) => f.path).filter((p) => !isUrl(p))
+      c.relevantFiles = [...new Set([...files, ...c.relevantFiles])].slice(0, CAPS.relevantFiles)
+    }
+    for (const i of meaningfulInstructions(x)) {
+      if (CONFIRMATION_RE.test(i.text)) continue
+      if (!task || i.position >= task.position) task = { position: i.position, text: clipText(i.text, 300) }
+    }
+    const decisions = [...x.rootCauses.map((r) => (/root cause/i.test(r) ? r : `Root cause: ${r}`)), ...x.decisions].map((d) => clipText(d, 180))
+    c.keyDecisions = pushLatest(c.keyDecisions, decisions, CAPS.keyDecisions)
+    // Files: changed project files first, then those read; most recent first, URLs never.
+    const touched = x.files.filter((f) => isProjectFile(f)).sort((a, b) => b.lastIndex - a.lastIndex)
+    const fresh = [...touched.filter((f) => f.fate !== 'read' && f.fate !== 'deleted'), ...touched.filter((f) => f.fate === 'read')].map((f) => filePath(f.path))
     c.relevantFiles = [...new Set([...fresh, ...c.relevantFiles])].slice(0, CAPS.relevantFiles)
+    // A file this batch deleted is no longer relevant.
+    const deleted = new Set(x.files.filter((f) => f.fate === 'deleted').map((f) => f.path))
+    c.relevantFiles = c.relevantFiles.filter((f) => !deleted.has(f))
+  }
+  if (task) c.currentTask = task.text
+
+  const plan = reading.batch.plan
+  const open = plan?.filter((p) => p.status !== 'completed') ?? []
+  const intent = reading.batch.nextStep && statement(reading.batch.nextStep) ? reading.batch.nextStep : undefined
+  if (open.length) c.pendingSteps = open.map((p) => `${clipText(p.text, 160)}${p.status === 'in_progress' ? ' (in progress)' : ''}`).slice(0, CAPS.pendingSteps)
+  else if (intent) c.pendingSteps = [clipText(intent, 180)]
+  else if (earlierPending?.length) c.pendingSteps = earlierPending.slice(0, CAPS.pendingSteps)
+  else if (plan) c.pendingSteps = [] // the plan is done
+
+  const planDone = plan?.filter((p) => p.status === 'completed').map((p) => clipText(p.text, 160)) ?? []
+  if (planDone.length) c.completedSteps = pushLatest(c.completedSteps, planDone, CAPS.completedSteps)
+  else {
+    const steps = done.map((d) => doneStep(d.facts)).filter((s): s is string => s !== undefined)
+    c.completedSteps = [...c.completedSteps, ...steps].slice(-CAPS.completedSteps)
   }
 }
 
@@ -42,14 +106,19 @@ export function continuationOf(doc: SummaryDocument): Continuation {
   return { currentTask: c.currentTask, completedSteps: [...c.completedSteps], pendingSteps: [...c.pendingSteps], keyDecisions: [...c.keyDecisions], relevantFiles: [...c.relevantFiles] }
 }
 
-/** Seed 003's context-injection block. */
+/**
+ * Seed 003's context-injection block. Its five lines are a fixed format (readers find
+ * the block by its "Current task:" line), so a field with nothing in it says "none"
+ * rather than ending in a dangling label.
+ */
 export function renderContinuationPrompt(c: Continuation): string {
+  const or = (s: string) => s || 'none'
   return [
     '[Previous Session Context]',
-    `Current task: ${c.currentTask}`,
-    `Completed: ${c.completedSteps.join(', ')}`,
-    `Pending: ${c.pendingSteps.join(', ')}`,
-    `Key decisions: ${c.keyDecisions.join('; ')}`,
-    `Relevant files: ${c.relevantFiles.join(', ')}`,
+    `Current task: ${or(c.currentTask)}`,
+    `Completed: ${or(c.completedSteps.join(', '))}`,
+    `Pending: ${or(c.pendingSteps.join(', '))}`,
+    `Key decisions: ${or(c.keyDecisions.join('; '))}`,
+    `Relevant files: ${or(c.relevantFiles.join(', '))}`,
   ].join('\n')
 }

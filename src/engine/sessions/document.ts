@@ -11,7 +11,7 @@
  * `parseSummary` reads back; lines without one are still accepted, as hand-written.
  * `renderSummary(doc, { meta: false })` gives the display form without comments.
  */
-import { extractPaths } from '../compaction/extract/tools.ts'
+import { extractPaths } from '../facts/tools.ts'
 import type { KeyFacts } from '../compaction/types.ts'
 
 export type SectionKey = 'session' | 'yesterday' | 'week'
@@ -293,7 +293,8 @@ export function parseSummary(text: string, now: string | number | Date): Summary
       const label = m ? CONT_LABELS.find(([re]) => re.test(m[1]!.toLowerCase().trim()))?.[1] : undefined
       if (m && label) {
         if (label === 'currentTask') {
-          doc.continuation.currentTask = oneLine(m[2]!)
+          const task = oneLine(m[2]!)
+          doc.continuation.currentTask = /^(none|n\/a|-)$/i.test(task) ? '' : task
           field = undefined
         } else {
           field = label

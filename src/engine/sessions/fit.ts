@@ -8,10 +8,10 @@
  * Items never move back to a younger section (a hand-written "Yesterday" line stamped
  * `now` stays in Yesterday).
  */
-import { clip } from '../compaction/extract/tools.ts'
+import { clipText } from './clip.ts'
 import type { TokenCounter } from '../tokens/count.ts'
 import { iso, renderItem, renderSummary, roundTokens, SECTION_KEYS, sortByTime, type Importance, type SectionKey, type SummaryDocument, type SummaryItem } from './document.ts'
-import { ITEM_MAX_CHARS } from './items.ts'
+import { ITEM_MAX_CHARS } from './rank.ts'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 24 * HOUR_MS
@@ -26,6 +26,10 @@ export const DEFAULT_SUMMARY_BUDGET_TOKENS = 10_000
 
 /** Longest item text per section: recent detailed, Yesterday compressed, This Week very compressed. */
 export const SECTION_TEXT_CHARS: Record<SectionKey, number> = { session: 240, yesterday: 120, week: 60 }
+/** The last compression step: every item cut to its lead (the request, the first change) before any is dropped by age. */
+const TERSE_TEXT_CHARS: Record<SectionKey, number> = { session: 120, yesterday: 60, week: 40 }
+/** Files a tersely condensed item keeps in its comment. */
+const TERSE_FILES = 2
 /** At most this many items merged into one (larger merges lose too much once condensed). */
 const MAX_MERGE = 5
 const RANK: Record<Importance, number> = { low: 0, medium: 1, high: 2 }
@@ -66,7 +70,7 @@ export function condense(text: string, max: number): string {
     if (cand.length > max) break
     out = cand
   }
-  return out || clip(text.split('; ')[0]!, max)
+  return out || clipText(text.split('; ')[0]!, max)
 }
 
 function related(a: SummaryItem, b: SummaryItem): boolean {
@@ -84,7 +88,7 @@ function mergeItems(group: SummaryItem[]): SummaryItem {
   const times = group.flatMap((g) => [Date.parse(g.at), Date.parse(g.since ?? g.at)])
   const files = [...new Set(group.flatMap((g) => g.files ?? []))].slice(0, 8)
   const merged: SummaryItem = {
-    text: clip(segs.join('; '), ITEM_MAX_CHARS * 2),
+    text: condense(segs.join('; '), ITEM_MAX_CHARS * 2),
     at: iso(Math.max(...times)),
     since: iso(Math.min(...times)),
     tokens: roundTokens(group.reduce((n, g) => n + g.tokens, 0)),
@@ -96,18 +100,18 @@ function mergeItems(group: SummaryItem[]): SummaryItem {
   return merged
 }
 
-/** Merges runs of consecutive related items (shared file, or same kind), at most MAX_MERGE at a time. */
-function mergeRelated(items: SummaryItem[]): SummaryItem[] {
-  const out: SummaryItem[] = []
+/** Runs of consecutive related items (shared file, or same kind), at most MAX_MERGE each, oldest first. */
+function relatedRuns(items: readonly SummaryItem[]): SummaryItem[][] {
+  const out: SummaryItem[][] = []
   let group: SummaryItem[] = []
   for (const item of items) {
     if (group.length && group.length < MAX_MERGE && related(group[group.length - 1]!, item)) group.push(item)
     else {
-      if (group.length) out.push(mergeItems(group))
+      if (group.length) out.push(group)
       group = [item]
     }
   }
-  if (group.length) out.push(mergeItems(group))
+  if (group.length) out.push(group)
   return out
 }
 
@@ -143,9 +147,11 @@ function clipToTokens(text: string, budget: number, counter: TokenCounter): stri
 }
 
 /**
- * Seed 000's compression, cheapest loss first, stopping as soon as the text fits:
- * merge related items and condense text in This Week, then Yesterday; drop LOW items
- * (oldest first); merge and condense This Session; drop MEDIUM items (oldest first).
+ * Seed 000's compression, cheapest loss first, stopping as soon as the text fits (each
+ * step works oldest first, one item or run at a time, so the summary keeps as much as
+ * its budget holds): merge related items and condense text in This Week, then
+ * Yesterday; drop LOW items; merge and condense This Session; drop MEDIUM items;
+ * condense every remaining item to its lead.
  * HIGH items are kept by compression. Then the hard budget (emergency): drop the
  * oldest remaining items whatever their importance (the most recent survive), then
  * trim the continuation block, then clip the text.
@@ -176,15 +182,47 @@ export function fit(doc: SummaryDocument, budget: number, counter: TokenCounter,
     dropped += n
     return n
   }
+  /**
+   * Rewrites `units` (runs of a section's items, oldest first) one at a time until the
+   * text fits, so that the document stays near its budget instead of shrinking a whole
+   * section at once; several per re-count when the estimate says one is not enough.
+   */
+  const shrink = (key: SectionKey, units: SummaryItem[][], rewrite: (unit: SummaryItem[]) => SummaryItem[]) => {
+    const cost = (items: readonly SummaryItem[]) => items.reduce((n, i) => n + lineTokens(i, key), 0)
+    let k = 0
+    while (over() && k < units.length) {
+      let need = m.tokens - budget
+      while (need > 0 && k < units.length) {
+        const next = rewrite(units[k]!)
+        need -= cost(units[k]!) - cost(next)
+        units[k++] = next
+      }
+      doc.sections[key] = units.flat()
+      m = measure(doc, counter)
+    }
+  }
+  const merge = (key: SectionKey) => shrink(key, relatedRuns(doc.sections[key]), (run) => (run.length > 1 ? [mergeItems(run)] : run))
+  const condenseTo = (key: SectionKey, chars: Record<SectionKey, number> = SECTION_TEXT_CHARS) =>
+    shrink(
+      key,
+      doc.sections[key].map((i) => [i]),
+      ([i]) => {
+        const next = { ...i!, text: condense(i!.text, chars[key]) }
+        if (chars === TERSE_TEXT_CHARS && next.files && next.files.length > TERSE_FILES) next.files = next.files.slice(0, TERSE_FILES)
+        return [next]
+      },
+    )
   const steps: (() => void)[] = []
   for (const key of ['week', 'yesterday'] as const) {
-    steps.push(() => (doc.sections[key] = mergeRelated(doc.sections[key])))
-    steps.push(() => (doc.sections[key] = doc.sections[key].map((i) => ({ ...i, text: condense(i.text, SECTION_TEXT_CHARS[key]) }))))
+    steps.push(() => merge(key))
+    steps.push(() => condenseTo(key))
   }
   steps.push(() => dropWhile((i) => i.importance === 'low'))
-  steps.push(() => (doc.sections.session = mergeRelated(doc.sections.session)))
-  steps.push(() => (doc.sections.session = doc.sections.session.map((i) => ({ ...i, text: condense(i.text, SECTION_TEXT_CHARS.session) }))))
+  steps.push(() => merge('session'))
+  steps.push(() => condenseTo('session'))
   steps.push(() => dropWhile((i) => i.importance === 'medium'))
+  // High items are kept, tersely, rather than lost by age: oldest sections first.
+  for (const key of ['week', 'yesterday', 'session'] as const) steps.push(() => condenseTo(key, TERSE_TEXT_CHARS))
   for (const step of steps) {
     step()
     m = measure(doc, counter)
@@ -201,7 +239,7 @@ export function fit(doc: SummaryDocument, budget: number, counter: TokenCounter,
     () => c.keyDecisions.shift() !== undefined,
     () => c.relevantFiles.pop() !== undefined,
     () => c.pendingSteps.pop() !== undefined,
-    () => (c.currentTask.length > 80 ? ((c.currentTask = clip(c.currentTask, 80)), true) : false),
+    () => (c.currentTask.length > 80 ? ((c.currentTask = clipText(c.currentTask, 80)), true) : false),
     () => (c.currentTask ? ((c.currentTask = ''), true) : false),
   ]
   for (const trim of trims) {

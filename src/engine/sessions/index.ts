@@ -4,7 +4,9 @@
  *
  *   document.ts      the document's types, rendered and parsed (seed 000's format)
  *   exchanges.ts     a conversation → exchanges, long agent loops cut into pieces
- *   items.ts         an exchange → one summary item (what happened, how important)
+ *   read.ts          a batch of exchanges read once by the shared extraction (facts/handover.ts), split per exchange
+ *   items.ts         an exchange → its summary items (what happened, ranked on facts/importance.ts via rank.ts)
+ *   earlier.ts       an earlier compaction summary in an exchange → items, section by section
  *   continuation.ts  seed 003's continuation fields and their prompt text
  *   fit.ts           aging by time, compression, the hard budget
  *   update.ts        updateSummary / ageSummary: the above in order

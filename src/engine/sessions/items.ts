@@ -1,145 +1,194 @@
 /**
- * One exchange → one summary item: what happened in it (classification: decision,
- * feature, fix, …, and seed 000's importance), written as one information-dense line.
+ * One exchange → its summary items: what happened in it, read by the engine's shared
+ * extraction (read.ts), ranked on the shared importance scale (facts/importance.ts)
+ * and written as information-dense lines, most telling segment first ("; " between
+ * segments: condensing keeps the leading ones). Only evidence and conclusions are
+ * written: the human's words (never harness text), files with their fate, failures
+ * with their error line and failing tests, root causes, decisions. An earlier
+ * compaction summary inside the exchange is folded in as items of its own (earlier.ts).
  */
-import { extractFacts, type ConversationFacts, type FileFact } from '../compaction/extract/facts.ts'
-import { clip } from '../compaction/extract/tools.ts'
+import { isUrl, type FileFate } from '../facts/artifacts.ts'
+import { isContentless, taskText } from '../facts/classify.ts'
+import type { FailureFact } from '../facts/handover.ts'
+import { IMPORTANCE, importanceOfDigest } from '../facts/importance.ts'
+import { isMusing } from '../facts/reasoning.ts'
+import { isTestCommand, shortenPath, splitSentences } from '../facts/text.ts'
+import { clipText } from './clip.ts'
+import { stripHeredocBodies } from '../facts/tools.ts'
 import { heuristicCounter, messageTokens, type TokenCounter } from '../tokens/count.ts'
-import { iso, oneLine, roundTokens, toMs, type Importance, type ItemKind, type SummaryItem } from './document.ts'
+import { iso, oneLine, roundTokens, toMs, type ItemKind, type SummaryItem } from './document.ts'
+import { earlierItems } from './earlier.ts'
 import { exchangeTime, type Exchange } from './exchanges.ts'
+import { ITEM_MAX_CHARS, levelOf } from './rank.ts'
+import { readExchanges, type BatchReading, type ExchangeFacts } from './read.ts'
 
-/** Longest text summarizeExchange writes. */
-export const ITEM_MAX_CHARS = 400
-
-/** Requests that say nothing on their own ("ok", "go", "continue", 고고): the work describes the exchange better. */
-export function contentless(request: string): boolean {
-  const r = request.trim()
-  return r.length < 8 || /^(ok(ay)?|yes|yep|sure|go( on| ahead)?|continue|proceed|next|do it|thanks?( you)?|lgtm)\b[.!\s]*$/i.test(r)
-}
-
-export const ARCH_RE = /\b(architecture|architectural|design|API|interface|schema|data ?model|protocol|contract|library|framework|dependency|database|storage layer)\b/i
-const ASK_DECISION_RE = /\b(design|architecture|should we|which (?:library|approach|option)|decide|choose between|trade-?offs?)\b/i
-/** A decision sentence counts as a design decision only when it states a choice. */
-export const CHOICE_RE = /\b(decided|decision|chose|choose|going with|go with|instead of|rather than|opt(?:ed)? for|prefer)\b/i
-const CONSTRAINT_RE = /\b(must|always|never|don'?t|do not|should|make sure|only|instead)\b/i
 const TEST_FILE_RE = /(^|\/)(tests?|spec|__tests__)\/|[._-](test|spec)\.\w+$|(^|\/)test_\w+\.\w+$/
-const TEST_CMD_RE = /\b(test|tests|pytest|jest|vitest|tap|mocha|cargo test|go test|tsc|lint|check)\b/i
 
-/** Path without a read range suffix (`a.ts:10-40`). */
-export const cleanPath = (p: string) => p.replace(/:\d+(?:-\d+)?$/, '')
-/** Scratch output (logs in /tmp) and URLs (agent://…) are not project files. */
-export const isScratch = (p: string) => /^\/(?:tmp|var\/tmp|dev)\/|:\/\//.test(p)
-/** Display form: the last three path segments say enough and keep lines short; `files` keeps the full path. */
-const shortPath = (p: string) => p.split('/').filter(Boolean).slice(-3).join('/')
-
-function changedFiles(facts: ConversationFacts): FileFact[] {
-  return [...facts.files.values()].filter((f) => (f.actions.has('created') || f.actions.has('modified')) && !isScratch(f.path))
+/** The human's words that say something ("ok", "continue", a greeting do not); SWE-agent wrappers unwrapped. */
+export function meaningfulInstructions(x: ExchangeFacts): { position: number; text: string }[] {
+  return x.instructions.filter((i) => !isContentless(i.text)).map((i) => ({ position: i.position, text: taskText(i.text).trim() }))
 }
 
-/** Files an exchange worked on, cleaned and deduplicated: changed ones, else those read. */
-function workFiles(facts: ConversationFacts, changed: FileFact[]): string[] {
-  const src = changed.length ? changed : [...facts.files.values()].filter((f) => f.actions.has('read') && !isScratch(f.path))
-  return [...new Set(src.map((f) => cleanPath(f.path)))]
+/** A file's path without the line range a read named (`a.ts:10-40`). */
+export const filePath = (p: string) => p.replace(/(?::\d+(?:[-,]\d+)*)?(?::raw)?$/, '')
+
+/** Installed dependencies and tool state: read for reference, never the project's own files. */
+const VENDORED_RE = /(?:^|\/)(?:node_modules|site-packages|dist-packages|\.venv|venv|\.git|\.cargo\/registry)\//
+
+/** A project file (not /tmp, not a one-off repro or debug script, not a URL, not an installed dependency). */
+export const isProjectFile = (f: FileFate) => !f.scratch && !isUrl(f.path) && !VENDORED_RE.test(f.path)
+const changedFiles = (x: ExchangeFacts) => x.files.filter((f) => f.fate !== 'read' && !isUrl(f.path))
+
+/** Rank of an exchange on the shared scale: the most important thing it holds. */
+function scoreOf(x: ExchangeFacts): number {
+  const scores: number[] = [0]
+  if (meaningfulInstructions(x).length) scores.push(IMPORTANCE.instruction)
+  // A failure the batch later resolved weighs what its passing re-run weighs.
+  for (const f of x.failures) scores.push(f.resolvedAt === undefined ? IMPORTANCE.failure : IMPORTANCE.test)
+  for (const f of changedFiles(x)) scores.push(isProjectFile(f) ? IMPORTANCE.change : IMPORTANCE.scratchChange)
+  for (const t of x.tools) if (t.digest.status !== 'error' || !t.digest.errorLine) scores.push(importanceOfDigest(t.digest))
+  if (x.rootCauses.length) scores.push(IMPORTANCE.rootCause)
+  if (x.plan?.some((p) => p.status !== 'completed') || x.intents.length) scores.push(IMPORTANCE.pending)
+  if (x.decisions.length) scores.push(IMPORTANCE.decision)
+  if (x.abandoned.length) scores.push(IMPORTANCE.abandoned)
+  if (answerOf(x)) scores.push(IMPORTANCE.conclusion)
+  return Math.max(...scores)
 }
 
-/** User turns that are not requests: a pasted summary of an earlier compaction. */
-export function requestsOf(facts: ConversationFacts): string[] {
-  return facts.userRequests.map((r) => r.text.trim()).filter((t) => !/^\W{0,3}\[[^\]\n]{0,60}summary[^\]\n]{0,20}\]/i.test(t) && !/^#+ *session summary/i.test(t))
-}
-
-/** Seed 000's ranking: decisions/architecture/major features HIGH; fixes, refactors, tests MEDIUM; debugging, dead ends, trivia LOW. */
-function classify(facts: ConversationFacts, request: string, tokens: number): { kind: ItemKind; importance: Importance } {
-  const changed = changedFiles(facts)
-  const created = changed.filter((f) => f.actions.has('created'))
-  if (facts.decisions.some((d) => ARCH_RE.test(d) && CHOICE_RE.test(d)) || ASK_DECISION_RE.test(request)) return { kind: 'decision', importance: 'high' }
-  if (changed.length > 0) {
-    if (changed.every((f) => TEST_FILE_RE.test(f.path)) || (/\btests?\b/i.test(request) && !/\b(fix|bug|fail)/i.test(request))) return { kind: 'test', importance: 'medium' }
-    if (/\b(refactor|rename|clean ?up|extract|reorgani[sz]e|simplif|split|move)\w*/i.test(request)) return { kind: 'refactor', importance: 'medium' }
-    if (/\b(fix|bug|error|fail|broken|crash|issue|wrong)\w*/i.test(request) || facts.rootCauses.length > 0 || facts.errors.length > 0)
-      return { kind: 'fix', importance: 'medium' }
-    const major = created.length > 0 || changed.length >= 3
-    return { kind: 'feature', importance: major ? 'high' : 'medium' }
+function kindOf(x: ExchangeFacts): ItemKind {
+  const project = changedFiles(x).filter(isProjectFile)
+  if (project.length) {
+    if (project.every((f) => TEST_FILE_RE.test(f.path))) return 'test'
+    if (x.failures.length || x.rootCauses.length) return 'fix'
+    if (project.every((f) => f.fate === 'renamed' || f.fate === 'deleted')) return 'refactor'
+    return 'feature'
   }
-  if (facts.abandoned.length > 0) return { kind: 'dead-end', importance: 'low' }
-  if (facts.tools.length > 0 || facts.commands.length > 0) return { kind: 'debug', importance: 'low' }
-  if (request.length >= 80 || (CONSTRAINT_RE.test(request) && !contentless(request)) || tokens >= 1500) return { kind: 'request', importance: 'medium' }
-  return { kind: 'trivial', importance: 'low' }
+  if (x.decisions.length) return 'decision'
+  if (x.abandoned.length) return 'dead-end'
+  if (x.tools.length || changedFiles(x).length) return 'debug'
+  if (meaningfulInstructions(x).length) return 'request'
+  return 'trivial'
 }
 
 /** A segment never holds the segment separator, nor starts like a markdown heading. */
 const seg = (s: string) => oneLine(s).replace(/;\s+/g, ', ').replace(/^#+\s*/, '')
+const code = (s: string, max: number) => `\`${clipText(stripHeredocBodies(s), max).replace(/`/g, "'")}\``
+
+/** Joins the segments that fit, in order (a long one is skipped, not the shorter ones after it); the first is clipped when even it does not fit. */
+export function joinSegments(segs: readonly string[], max: number): string {
+  let out = ''
+  for (const s of segs) {
+    const cand = out ? `${out}; ${s}` : s
+    if (cand.length <= max) out = cand
+  }
+  return out || clipText(segs[0] ?? '', max)
+}
+
+function fileSegment(f: FileFate): string {
+  const path = shortenPath(f.path, 60)
+  if (f.fate === 'renamed') return `renamed ${f.from ? `${shortenPath(f.from, 50)} → ` : ''}${path}`
+  if (f.fate === 'deleted') return `deleted ${path}`
+  const what: string[] = []
+  if (f.added || f.removed) what.push(f.fate === 'created' && !f.removed ? `+${f.added}` : `+${f.added}/-${f.removed}`)
+  if (f.symbols.length) what.push(`in ${f.symbols.slice(0, 3).join(', ')}`)
+  const note = f.notes.filter((n) => !/^\d+ lines?$/.test(n)).at(-1)
+  if (note) what.push(note)
+  return `${f.fate} ${path}${what.length ? ` (${clipText(what.join(', '), 90)})` : ''}`
+}
+
+function failureSegment(x: ExchangeFacts, f: FailureFact): string {
+  const failing = x.tools.filter((t) => t.position === f.position && t.digest.status === 'error').flatMap((t) => t.digest.outcome.failingTests ?? [])
+  const names = [...new Set(failing.map((t) => t.name))]
+  const tests = names.length ? ` [failing: ${clipText(names.slice(0, 3).join(', '), 120)}${names.length > 3 ? ` +${names.length - 3} more` : ''}]` : ''
+  const exit = f.exitCode !== undefined ? ` (exit ${f.exitCode})` : ''
+  return `${code(f.source, 70)} failed${exit}${f.times ? ` ×${f.times}` : ''}: ${clipText(f.errorLine, 140)}${tests}${f.resolvedAt !== undefined ? ', later passed' : ''}`
+}
+
+/** The agent's final words without its musings and narration ("Let me check…"), tables and headings. */
+export function answerOf(x: ExchangeFacts): string | undefined {
+  if (!x.lastText) return undefined
+  const lines = x.lastText.split('\n').filter((l) => !/^\s*\|/.test(l) && !/^\s*#/.test(l))
+  const kept = splitSentences(lines.join('\n'), 2, 400).filter((s) => !isMusing(s) && !NARRATION_RE.test(s))
+  return kept.length ? clipText(kept.slice(0, 2).join(' '), 160) : undefined
+}
+
+/** Sentences that only announce the agent's next look-around, in any of the forms agents write. */
+export const NARRATION_RE = /^(?:now,? |first,? |next,? |ok(?:ay)?,? |great[,!] )?(?:let me|let's|i'll (?:now )?(?:check|look|see|inspect|read|examine|verify|investigate|search|run|open|view)|i will (?:now )?(?:check|look|see|inspect|read|examine)|i need to (?:check|look|see))\b/i
+
+/** The segments of an exchange's own item, most telling first. */
+function segmentsOf(x: ExchangeFacts): string[] {
+  const segs: string[] = []
+  const asked = meaningfulInstructions(x).map((i) => i.text)
+  if (asked.length) segs.push(`Asked "${clipText(asked.join(' / '), 200).replace(/"/g, "'")}"`)
+
+  const changed = changedFiles(x).sort((a, b) => Number(isProjectFile(b)) - Number(isProjectFile(a)) || a.lastIndex - b.lastIndex)
+  if (changed.length) segs.push(changed.slice(0, 5).map(fileSegment).join(', ') + (changed.length > 5 ? ` +${changed.length - 5} more files` : ''))
+
+  // Unresolved failures first, the latest of each kind.
+  const failures = [...x.failures].sort((a, b) => Number(a.resolvedAt !== undefined) - Number(b.resolvedAt !== undefined) || b.position - a.position)
+  for (const f of failures.slice(0, 3)) segs.push(failureSegment(x, f))
+  const passed = x.tools.filter((t) => t.digest.kind === 'shell' && t.digest.status === 'ok' && isTestCommand(t.digest.target ?? '')).at(-1)
+  if (passed && !x.failures.some((f) => f.source === passed.digest.target?.trim())) segs.push(`${code(passed.digest.target!, 60)} passed`)
+
+  for (const c of x.rootCauses.slice(-1)) segs.push(`cause: ${clipText(c, 160)}`)
+  for (const d of x.decisions.slice(-2)) segs.push(`decided: ${clipText(d, 140)}`)
+  for (const a of x.abandoned.slice(-1)) segs.push(`abandoned: ${clipText(a, 120)}`)
+
+  if (!changed.length && !x.failures.length) {
+    const reads = [...new Set(x.files.filter((f) => f.fate === 'read').map((f) => shortenPath(filePath(f.path), 60)))]
+    const fetched = [...new Set(x.tools.filter((t) => t.digest.kind === 'search' && t.digest.target && isUrl(t.digest.target)).map((t) => t.digest.target!))]
+    const searched = [...new Set(x.tools.filter((t) => t.digest.kind === 'search' && t.digest.target && !isUrl(t.digest.target)).map((t) => t.digest.target!))]
+    if (reads.length) segs.push(`read ${reads.slice(0, 3).join(', ')}${reads.length > 3 ? ` +${reads.length - 3} more` : ''}`)
+    // URLs whole or not at all: a cut URL points nowhere.
+    if (fetched.length) segs.push(`fetched ${fetched.filter((u) => u.length <= 200).slice(0, 2).join(', ')}${fetched.length > 2 ? ` +${fetched.length - 2} more` : ''}`)
+    if (searched.length) segs.push(`searched ${searched.slice(0, 2).map((s) => code(s, 50)).join(', ')}`)
+    const ran = x.tools.filter((t) => t.digest.kind === 'shell' && t.digest.status !== 'error' && !isTestCommand(t.digest.target ?? ''))
+    if (ran.length && !reads.length) segs.push(`ran ${ran.slice(-2).map((t) => code(t.digest.target ?? t.digest.tool, 60)).join(', ')}${ran.length > 2 ? ` +${ran.length - 2} more` : ''}`)
+  }
+  const answer = answerOf(x)
+  if (answer && !changed.length && !x.failures.length && !x.rootCauses.length && !x.decisions.length) segs.push(`answered: ${answer}`)
+  return segs.map(seg).filter(Boolean)
+}
+
+/** An exchange's items with the facts they were written from (the continuation block reads both). */
+export interface Summarized {
+  /** The exchange's own item (absent when it held nothing to say: harness text only) and earlier-summary items. */
+  items: SummaryItem[]
+  facts: ExchangeFacts
+}
+
+/** The items of a batch of exchanges, read together (see read.ts), and the batch's facts. */
+export function summarizeBatch(exchanges: readonly Exchange[], appendedAt: string | number | Date, counter: TokenCounter): { done: Summarized[]; reading: BatchReading } {
+  const reading = readExchanges(exchanges)
+  const done = exchanges.map((exchange, k) => {
+    const x = reading.exchanges[k]!
+    const tokens = roundTokens(exchange.messages.reduce((n, m) => n + messageTokens(m, counter), 0))
+    const at = exchangeTime(exchange) ?? iso(toMs(appendedAt))
+    const items: SummaryItem[] = []
+    const segs = segmentsOf(x)
+    if (segs.length) {
+      const item: SummaryItem = { text: joinSegments(segs, ITEM_MAX_CHARS), at, tokens, importance: levelOf(scoreOf(x)), kind: kindOf(x) }
+      const changed = changedFiles(x)
+      const files = (changed.length ? changed : x.files.filter((f) => isProjectFile(f))).map((f) => filePath(f.path))
+      if (files.length) item.files = [...new Set(files)].slice(0, 4)
+      items.push(item)
+    }
+    for (const e of x.earlier) items.push(...earlierItems(e.summary, at))
+    // The exchange's size is shown once, on its first item.
+    if (items.length && !segs.length) items[0]!.tokens = tokens
+    return { items, facts: x }
+  })
+  return { done, reading }
+}
 
 /**
- * One information-dense line from the exchange's facts, most telling segment first:
- * what was asked, files changed and how, failing commands with their error, root
- * cause / decision / abandoned attempt; for talk-only exchanges, the answer.
+ * One information-dense line from the exchange's facts. An exchange with nothing to say
+ * (harness text only) still gets a line, saying so; updateSummary leaves such exchanges out.
  */
 export function summarizeExchange(exchange: Exchange, appendedAt: string | number | Date, counter: TokenCounter = heuristicCounter(false)): SummaryItem {
-  return summarize(exchange, appendedAt, counter).item
-}
-
-/** An exchange's item with the facts it was written from (the continuation block reads both). */
-export interface Summarized {
-  item: SummaryItem
-  facts: ConversationFacts
-}
-
-/** summarizeExchange, keeping the facts. */
-export function summarize(exchange: Exchange, appendedAt: string | number | Date, counter: TokenCounter): Summarized {
-  const msgs = exchange.messages
-  const facts = extractFacts(msgs, { preserveErrorDetails: false })
-  const request = requestsOf(facts).join(' ')
-  const tokens = roundTokens(msgs.reduce((n, m) => n + messageTokens(m, counter), 0))
-  const { kind, importance } = classify(facts, request, tokens)
-  const segs: string[] = []
-  if (request && !contentless(request)) segs.push(`Asked "${clip(request, 100)}"`)
-
-  const changed = changedFiles(facts).sort((a, b) => a.lastIndex - b.lastIndex)
-  if (changed.length) {
-    const shown = changed.slice(0, 4).map((f) => {
-      const verb = f.actions.has('created') ? 'created' : 'edited'
-      // An empty patch count says nothing about the change.
-      const change = f.changes.filter((c) => !/^(?:patch|diff) \+0\/-0 lines$/.test(c)).pop()
-      return `${verb} ${shortPath(cleanPath(f.path))}${change ? ` (${clip(change, 50)})` : ''}`
-    })
-    segs.push(shown.join(', ') + (changed.length > 4 ? ` +${changed.length - 4} more files` : ''))
-  }
-
-  // Failures: the last two distinct failing commands, with exit code and error line.
-  const failed = facts.commands.filter((c) => c.failed)
-  const seen = new Set<string>()
-  const shownFails = failed.reverse().filter((c) => !seen.has(c.command) && seen.add(c.command)).slice(0, 2).reverse()
-  for (const c of shownFails) {
-    const fixed = facts.errors.some((e) => e.source === c.command && e.resolvedAt !== undefined)
-    segs.push(
-      `\`${clip(c.command, 70).replace(/`/g, "'")}\` failed${c.exitCode !== undefined ? ` (exit ${c.exitCode})` : ''}` +
-        `${c.errorLine ? `: ${clip(c.errorLine, 110)}` : ''}${fixed ? ', later passed' : ''}`,
-    )
-  }
-  if (!shownFails.length && facts.errors.length) segs.push(`error in ${clip(facts.errors[0]!.source, 50)}: ${clip(facts.errors[0]!.line, 100)}`)
-  const passed = facts.commands.filter((c) => !c.failed && TEST_CMD_RE.test(c.command)).pop()
-  if (passed && !shownFails.some((c) => c.command === passed.command)) segs.push(`\`${clip(passed.command, 60).replace(/`/g, "'")}\` passed`)
-
-  if (facts.rootCauses.length) segs.push(`cause: ${clip(facts.rootCauses[0]!, 140)}`)
-  const decision = facts.decisions.find((d) => ARCH_RE.test(d)) ?? facts.decisions[0]
-  if (decision && (kind === 'decision' || !facts.rootCauses.length)) segs.push(`decided: ${clip(decision, 120)}`)
-  if (kind === 'dead-end' && facts.abandoned.length) segs.push(`abandoned: ${clip(facts.abandoned[0]!, 100)}`)
-
-  if (!changed.length && !failed.length) {
-    const read = [...new Set([...facts.files.values()].filter((f) => f.actions.has('read') || f.actions.has('searched')).map((f) => shortPath(cleanPath(f.path))))]
-    if (read.length) segs.push(`looked at ${read.slice(0, 3).join(', ')}${read.length > 3 ? ` +${read.length - 3} more` : ''}`)
-    if (!facts.tools.length && facts.lastAssistantText) segs.push(`answered: ${clip(facts.lastAssistantText, 120)}`)
-  }
-  if (!segs.length) segs.push(request ? `Asked "${clip(request, 60)}"` : facts.lastAssistantText ? clip(facts.lastAssistantText, 100) : 'exchange without text')
-
-  const files = workFiles(facts, changed).slice(0, 6)
-  const item: SummaryItem = {
-    text: clip(segs.map(seg).join('; '), ITEM_MAX_CHARS),
-    at: exchangeTime(exchange) ?? iso(toMs(appendedAt)),
-    tokens,
-    importance,
-    kind,
-  }
-  if (files.length) item.files = files
-  return { item, facts }
+  const { done } = summarizeBatch([exchange], appendedAt, counter)
+  const first = done[0]!.items[0]
+  if (first) return first
+  const tokens = roundTokens(exchange.messages.reduce((n, m) => n + messageTokens(m, counter), 0))
+  return { text: 'no instruction or work (harness text only)', at: exchangeTime(exchange) ?? iso(toMs(appendedAt)), tokens, importance: 'low', kind: 'trivial' }
 }

@@ -7,7 +7,7 @@ import { cloneDoc, toMs, type SummaryDocument } from './document.ts'
 import { updateContinuation } from './continuation.ts'
 import type { Exchange } from './exchanges.ts'
 import { age, fit, type SummaryUpdate } from './fit.ts'
-import { summarize } from './items.ts'
+import { summarizeBatch } from './items.ts'
 
 export interface UpdateInput {
   doc: SummaryDocument
@@ -20,18 +20,22 @@ export interface UpdateInput {
 }
 
 /**
- * Seed 000's update: one item per new exchange into "Previously in This Session", age
- * every item by its own time, fold the exchanges into the continuation block, then
- * compress to the budget. The input document is not modified.
+ * Seed 000's update: the new exchanges' items into "Previously in This Session" (one per
+ * exchange with something to say, plus the sections of any earlier compaction summary),
+ * fold them into the continuation block, age every item by its own time, then compress
+ * to the budget. The input document is not modified.
  */
 export function updateSummary(input: UpdateInput): SummaryUpdate {
   const nowMs = toMs(input.now)
   const doc = cloneDoc(input.doc)
   const exchanges = input.exchanges.filter((e) => e.messages.length > 0)
-  const done = exchanges.map((e) => summarize(e, nowMs, input.counter))
-  doc.sections.session.push(...done.map((d) => d.item))
+  if (exchanges.length > 0) {
+    // One reading of the whole batch (read.ts); exchanges of harness text only add no item.
+    const { done, reading } = summarizeBatch(exchanges, nowMs, input.counter)
+    doc.sections.session.push(...done.flatMap((d) => d.items))
+    updateContinuation(doc.continuation, done, reading)
+  }
   const dropped = age(doc, nowMs)
-  updateContinuation(doc.continuation, done)
   return fit(doc, input.budgetTokens, input.counter, dropped)
 }
 

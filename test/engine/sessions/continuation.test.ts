@@ -18,7 +18,11 @@ t.test('update fills the continuation block (seed 003)', async (t) => {
   t.equal(c.relevantFiles[0], 'src/auth/refresh.ts')
   t.ok(c.relevantFiles.includes('src/auth/jwt.ts'))
   t.equal(c.completedSteps.length, 2)
-  t.same(c.keyDecisions, ['I will keep refresh tokens in HttpOnly cookies instead of localStorage.'], 'a stated choice, not the plan sentences')
+  t.same(
+    c.keyDecisions,
+    ['The root cause is that verifyToken in src/auth/jwt.ts returns undefined for expired tokens instead of throwing TokenExpiredError.', 'I will keep refresh tokens in HttpOnly cookies instead of localStorage.'],
+    'the root cause and a stated choice, not the plan sentences',
+  )
   const prompt = renderContinuationPrompt(c)
   t.match(prompt, /^\[Previous Session Context\]\nCurrent task: Now add refresh tokens/)
   t.match(prompt, /\nRelevant files: src\/auth\/refresh\.ts, /)

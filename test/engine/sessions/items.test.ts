@@ -14,7 +14,9 @@ t.test('summarizeExchange: failing command, its error, the edited file, the caus
   t.match(it.text, /^Asked "The expired-token test fails/)
   t.notMatch(it.text, /\n/)
   t.equal(it.kind, 'fix')
-  t.equal(it.importance, 'medium')
+  t.equal(it.importance, 'high', "the user's instruction and a project change rank at the top of the shared scale")
+  t.match(it.text, /\[failing: rejects expired tokens\]/, 'with the failing test')
+  t.match(it.text, /edited src\/auth\/jwt\.ts \(\+1\/-1/, 'the file with what changed')
   t.equal(it.at, iso(T0 + 7 * 60_000))
   t.ok(it.tokens > 50)
   t.same(it.files, ['src/auth/jwt.ts'])
@@ -23,7 +25,8 @@ t.test('summarizeExchange: failing command, its error, the edited file, the caus
     {
       messages: [
         msg('user', [text('Which library should we use for the storage layer?')]),
-        msg('assistant', [text('I decided to go with Kysely over Prisma for the database layer, since it keeps one SQL code path for PGlite and Postgres.')]),
+        // A decision names something concrete (facts/reasoning.ts): here the `kysely` package.
+        msg('assistant', [text('I decided to go with `kysely` over Prisma for the database layer, since it keeps one SQL code path for PGlite and Postgres.')]),
       ],
     },
     T0,
@@ -31,7 +34,7 @@ t.test('summarizeExchange: failing command, its error, the edited file, the caus
   )
   t.equal(decision.importance, 'high')
   t.equal(decision.kind, 'decision')
-  t.match(decision.text, /decided: I decided to go with Kysely/)
+  t.match(decision.text, /decided: I decided to go with `kysely`/)
 
   const trivial = summarizeExchange({ messages: [msg('user', [text('ok')]), msg('assistant', [text('Sure.')])] }, T0, counter)
   t.equal(trivial.importance, 'low')
@@ -51,7 +54,7 @@ t.test('summarizeExchange: failing command, its error, the edited file, the caus
     T0,
     counter,
   )
-  t.equal(debug.importance, 'low')
+  t.equal(debug.importance, 'high', 'a question left with an unresolved failure')
   t.equal(debug.kind, 'debug')
   t.match(debug.text, /`node dist\/server\.js` failed \(exit 1\): Error: Cannot find module 'y'/)
 })

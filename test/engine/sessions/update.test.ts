@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { extractFacts } from '../../../src/engine/compaction/extract/facts.ts'
+import { extractHandover } from '../../../src/engine/facts/handover.ts'
 import { parseConversation } from '../../../src/engine/messages/index.ts'
 import {
   ageSummary,
@@ -64,7 +64,10 @@ t.test('a real pi session in batches of 4', { skip: pi ? false : `no pi session 
       doc = last.doc
     }
     const res = last!
-    t.notOk(res.emergencyTruncated, `budget ${budget} reached by compression alone`)
+    // At 1,500 tokens a session where every exchange carries a user instruction (high on
+    // the shared scale) may need the emergency step; the newest work survives it.
+    if (budget === 10_000) t.notOk(res.emergencyTruncated, `budget ${budget} reached by compression alone`)
+    else t.ok(res.doc.sections.session.some((i) => i.at === exchangeTime(fed.at(-1)!)), 'the newest exchange survives')
     t.equal(res.text, renderSummary(res.doc))
     t.equal(renderSummary(parseSummary(res.text, now)), res.text, 'well formed: parses back to itself')
     for (const title of Object.values(SECTION_TITLES)) t.match(res.text, `## ${title}`)
@@ -77,13 +80,13 @@ t.test('a real pi session in batches of 4', { skip: pi ? false : `no pi session 
     t.ok(res.doc.continuation.currentTask.length > 0, 'continuation has a task')
 
     // Files and errors of the fed part are named.
-    const facts = extractFacts(fed.flatMap((e) => e.messages), { preserveErrorDetails: false })
-    const changed = [...facts.files.values()].filter((f) => f.actions.has('modified') || f.actions.has('created')).map((f) => f.path.split('/').pop()!)
+    const facts = extractHandover(fed.flatMap((e) => e.messages), { preserveErrorDetails: false })
+    const changed = facts.files.filter((f) => f.fate === 'edited' || f.fate === 'created').map((f) => f.path.split('/').pop()!)
     t.ok(changed.some((name) => res.text.includes(name)), `names a changed file (${changed.slice(0, 5).join(', ')})`)
     if (budget === 10_000) {
-      const errors = facts.commands.filter((c) => c.failed && c.errorLine).map((c) => c.errorLine!.slice(0, 30))
+      const errors = facts.failures.map((f) => f.errorLine.slice(0, 30))
       t.ok(errors.length === 0 || errors.some((e) => res.text.includes(e)), `names an error of the fed part (${errors.length} failures)`)
-      t.ok(facts.commands.some((c) => c.failed) && res.text.includes('failed'), 'a failing command is named')
+      t.ok(facts.failures.length > 0 && res.text.includes('failed'), 'a failing command is named')
     }
 
     // Daily re-aging of the result: every item lands where its own age says, and all are gone after 14 days.
