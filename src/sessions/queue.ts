@@ -14,7 +14,7 @@
  *   past MAX_RETRIES the entry is marked failed.
  */
 import { sql } from 'kysely'
-import type { Db } from './repository.ts'
+import { evictedFromJson, type Db, type StoredMessage } from './repository.ts'
 
 export const PRIORITY_AGING = 0
 export const PRIORITY_LOW = 1
@@ -95,26 +95,53 @@ export async function complete(db: Db, entry: QueueEntry, worker: string): Promi
   return Number(res.numAffectedRows ?? 0) > 0
 }
 
+/** Evicted messages finish() reads at most; beyond this a batch is assumed waiting. */
+export const FINISH_READ_LIMIT = 2_000
+
 /**
- * The end of a successful update: release the entry for another run when work remains
- * that must not wait (a batch of newer evictions, or anything at all when a refresh
- * re-queued the entry at high priority during the update), else remove it. Evictions
- * that merged a low-priority enqueue meanwhile wait for their own batch, as usual.
+ * The end of a successful update, inside its transaction, after markFolded(). It keeps
+ * the invariant of the queue: every session whose evicted-but-unsummarised messages make
+ * at least batchSize exchanges has an entry (pending, leased or failed).
+ *
+ * The decision is taken on the evicted messages left AFTER the fold, read here by a
+ * statement that starts with the session row locked (beginUpdate took the lock earlier in
+ * this transaction): it sees every append committed before, and no append can evict more
+ * until this transaction commits (an append locks the row first). Not on beginUpdate's
+ * own list: that statement's snapshot predates its wait for the lock, so it misses what an
+ * append committed meanwhile, and deleting on it orphaned those evictions (issue 10).
+ *
+ * Release the entry for another run when a batch is waiting, or anything at all after a
+ * refresh re-queued it at high priority during the update; else remove it (what is left
+ * is below the batch, and the append that completes a batch queues it again).
  */
-export async function finish(db: Db, entry: QueueEntry, worker: string, work: { waitingExchanges: number; batchSize: number }): Promise<'completed' | 'released' | 'lost'> {
-  const res = await sql<{ priority: number; generation: number }>`
-    select priority, generation from summary_update_queue
-    where tenant_id = ${entry.tenantId} and session_id = ${entry.sessionId} and lease_owner = ${worker}
-    for update`.execute(db)
+export async function finish(
+  trx: Db,
+  entry: QueueEntry,
+  worker: string,
+  work: { batchSize: number; exchanges(rows: StoredMessage[]): number },
+): Promise<{ outcome: 'completed' | 'released' | 'lost'; remaining: number }> {
+  const res = await sql<{ priority: number; generation: number; evicted: unknown; remaining: number | string }>`
+    select q.priority, q.generation,
+      (select coalesce(json_agg(json_build_object('seq', m.seq, 'raw', m.raw, 'role', m.role, 'tokens', m.tokens, 'message_at', m.message_at) order by m.seq), '[]'::json)
+        from (select seq, raw, role, tokens, message_at from session_messages
+              where tenant_id = q.tenant_id and session_id = q.session_id and status = 'evicted' order by seq limit ${FINISH_READ_LIMIT + 1}) m) as evicted,
+      (select count(*) from session_messages
+        where tenant_id = q.tenant_id and session_id = q.session_id and status = 'evicted') as remaining
+    from summary_update_queue q
+    where q.tenant_id = ${entry.tenantId} and q.session_id = ${entry.sessionId} and q.lease_owner = ${worker}
+    for update of q`.execute(trx)
   const row = res.rows[0]
-  if (!row) return 'lost'
+  if (!row) return { outcome: 'lost', remaining: -1 }
+  const rows = evictedFromJson(row.evicted)
+  const remaining = Number(row.remaining)
+  const waiting = rows.length > FINISH_READ_LIMIT ? Number.MAX_SAFE_INTEGER : rows.length > 0 ? work.exchanges(rows) : 0
   const refreshed = row.generation !== entry.generation && row.priority >= PRIORITY_HIGH
-  if (work.waitingExchanges >= work.batchSize || (refreshed && work.waitingExchanges > 0)) {
-    await release(db, entry, worker)
-    return 'released'
+  if (waiting >= work.batchSize || (refreshed && remaining > 0)) {
+    await release(trx, entry, worker)
+    return { outcome: 'released', remaining }
   }
-  await complete(db, entry, worker)
-  return 'completed'
+  await complete(trx, entry, worker)
+  return { outcome: 'completed', remaining }
 }
 
 /** Done, but work remains: the entry becomes available again at once, attempts reset. */

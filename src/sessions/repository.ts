@@ -92,17 +92,21 @@ export async function createSessionIfMissing(db: Db, tenantId: string, id: strin
 /**
  * An append's first statement: creates the session when missing (with `settings`), else
  * touches its updated_at, and locks the row FOR NO KEY UPDATE either way (an upsert that
- * changes no key column takes that lock), returning the settings in force and the last
- * seq. One round trip instead of insert + lock + max(seq) + touch.
+ * changes no key column takes that lock), returning the settings in force. One round
+ * trip instead of insert + lock + touch.
+ *
+ * It reads nothing else: a READ COMMITTED statement that waited for the row lock sees the
+ * locked row's newest version but every other table as of its start, i.e. without what
+ * the previous holder (an append, an update) committed meanwhile. Whatever an append
+ * decides on (the last seq, the window, the backlog) is read by the next statement
+ * (windowAndEvicted), whose snapshot is taken with the lock held.
  */
-export async function upsertAndLockSession(trx: Transaction<Database>, tenantId: string, id: string, settings: SessionSettings): Promise<{ settings: SessionSettings; lastSeq: number }> {
-  const res = await sql<{ settings: unknown; last_seq: number | string }>`
+export async function upsertAndLockSession(trx: Transaction<Database>, tenantId: string, id: string, settings: SessionSettings): Promise<{ settings: SessionSettings }> {
+  const res = await sql<{ settings: unknown }>`
     insert into sessions as s (tenant_id, id, settings) values (${tenantId}, ${id}, ${JSON.stringify(settings)})
     on conflict (tenant_id, id) do update set updated_at = now()
-    returning s.settings,
-      (select coalesce(max(m.seq), 0) from session_messages m where m.tenant_id = s.tenant_id and m.session_id = s.id) as last_seq`.execute(trx)
-  const r = res.rows[0]!
-  return { settings: resolveSettings(parseJson(r.settings)), lastSeq: Number(r.last_seq) }
+    returning s.settings`.execute(trx)
+  return { settings: resolveSettings(parseJson(res.rows[0]!.settings)) }
 }
 
 export async function saveSettings(db: Db, tenantId: string, id: string, settings: SessionSettings): Promise<void> {
@@ -264,24 +268,30 @@ export function countersOf(total: number, window: number, windowTokens: number, 
 }
 
 /**
- * An append's read, in one round trip: the window, and the oldest `evictedLimit`
+ * An append's read, in one round trip, under the session row's lock (so it sees every
+ * committed append and update): the last seq, the window, and the oldest `evictedLimit`
  * evicted messages awaiting summary (the backlog is bounded only by the workers).
  */
-export async function windowAndEvicted(db: Db, tenantId: string, sessionId: string, evictedLimit: number): Promise<{ window: StoredMessage[]; evicted: StoredMessage[] }> {
-  const res = await sql<MessageRow>`
-    (select seq, raw, role, tokens, message_at, status from session_messages
-      where tenant_id = ${tenantId} and session_id = ${sessionId} and status = 'window')
-    union all
-    (select seq, raw, role, tokens, message_at, status from session_messages
-      where tenant_id = ${tenantId} and session_id = ${sessionId} and status = 'evicted' order by seq limit ${evictedLimit})
-    order by seq`.execute(db)
+export async function windowAndEvicted(db: Db, tenantId: string, sessionId: string, evictedLimit: number): Promise<{ lastSeq: number; window: StoredMessage[]; evicted: StoredMessage[] }> {
+  const res = await sql<MessageRow & { last_seq: number | string }>`
+    select l.last_seq, r.* from
+      (select coalesce(max(seq), 0) as last_seq from session_messages where tenant_id = ${tenantId} and session_id = ${sessionId}) l
+    left join lateral (
+      (select seq, raw, role, tokens, message_at, status from session_messages
+        where tenant_id = ${tenantId} and session_id = ${sessionId} and status = 'window')
+      union all
+      (select seq, raw, role, tokens, message_at, status from session_messages
+        where tenant_id = ${tenantId} and session_id = ${sessionId} and status = 'evicted' order by seq limit ${evictedLimit})
+    ) r on true
+    order by r.seq`.execute(db)
   const window: StoredMessage[] = []
   const evicted: StoredMessage[] = []
   for (const r of res.rows) {
+    if (r.seq === null) continue
     const m = toStored(r)
     ;(m.status === 'window' ? window : evicted).push(m)
   }
-  return { window, evicted }
+  return { lastSeq: Number(res.rows[0]?.last_seq ?? 0), window, evicted }
 }
 
 export async function countEvicted(db: Db, tenantId: string, sessionId: string): Promise<number> {
@@ -464,14 +474,18 @@ export async function readUpdateSnapshot(db: Db, tenantId: string, sessionId: st
     where s.tenant_id = ${tenantId} and s.id = ${sessionId}`.execute(db)
   const r = res.rows[0]
   if (!r) return undefined
-  const evicted = (parseJson(r.evicted) as { seq: number; raw: unknown; role: string; tokens: number; message_at: string }[]).map(
-    (m): StoredMessage => ({ seq: Number(m.seq), raw: m.raw, role: m.role, tokens: m.tokens, messageAt: new Date(m.message_at), status: 'evicted' }),
-  )
   return {
     settings: resolveSettings(parseJson(r.settings)),
     summary: r.version === null ? undefined : { version: Number(r.version), content: r.content ?? '' },
-    evicted,
+    evicted: evictedFromJson(r.evicted),
   }
+}
+
+/** Evicted messages aggregated by json_agg(json_build_object(seq, raw, role, tokens, message_at)). */
+export function evictedFromJson(v: unknown): StoredMessage[] {
+  return (parseJson(v) as { seq: number; raw: unknown; role: string; tokens: number; message_at: string }[]).map(
+    (m): StoredMessage => ({ seq: Number(m.seq), raw: m.raw, role: m.role, tokens: m.tokens, messageAt: new Date(m.message_at), status: 'evicted' }),
+  )
 }
 
 /**
@@ -480,8 +494,10 @@ export async function readUpdateSnapshot(db: Db, tenantId: string, sessionId: st
  * refuses a second unfinished run of the session), and returns the settings, the
  * current version and the seqs of the evicted messages. Undefined when the session is
  * gone. The version and seqs come from the statement's snapshot: after a wait for the
- * lock they may predate what the lock holder committed, which the compare-and-set on
- * the version and the status check in markFolded() catch.
+ * lock they may predate what the lock holder committed. They only validate the update's
+ * snapshot, where that is safe (the compare-and-set on the version and the status check
+ * in markFolded() catch a concurrent writer; a newer eviction is simply not folded).
+ * Never decide on them what depends on the newest evictions: finish() reads those itself.
  */
 export async function beginUpdate(
   trx: Transaction<Database>,
@@ -530,18 +546,4 @@ export async function markFolded(
     )
     select count(*) as changed from folded`.execute(trx)
   return Number(res.rows[0]!.changed)
-}
-
-/** Messages by seq (an update's look at evictions newer than its snapshot). */
-export async function messagesBySeq(db: Db, tenantId: string, sessionId: string, seqs: readonly number[]): Promise<StoredMessage[]> {
-  if (seqs.length === 0) return []
-  const rows = await db
-    .selectFrom('session_messages')
-    .select(['seq', 'raw', 'role', 'tokens', 'message_at', 'status'])
-    .where('tenant_id', '=', tenantId)
-    .where('session_id', '=', sessionId)
-    .where('seq', 'in', [...seqs])
-    .orderBy('seq')
-    .execute()
-  return rows.map(toStored)
 }

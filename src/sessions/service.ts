@@ -367,7 +367,7 @@ export class SessionService {
       const counter = this.counterFor(settings)
       const before = await windowAndEvicted(trx, tenantId, sessionId, COUNT_EXCHANGES_UP_TO + 1)
       const fresh = parsed.map((m) => ({ raw: m.raw, role: m.role, tokens: messageTokens(m, counter), messageAt: m.timestamp ? new Date(m.timestamp) : appendedAt }))
-      const seqs = await insertMessages(trx, tenantId, sessionId, format, session.lastSeq, fresh)
+      const seqs = await insertMessages(trx, tenantId, sessionId, format, before.lastSeq, fresh)
 
       // The window now (in memory: what was read plus what was inserted), evicted from
       // its oldest end in whole units (planWindowEviction). System messages stay.
@@ -380,7 +380,7 @@ export class SessionService {
 
       const backlogTruncated = before.evicted.length > COUNT_EXCHANGES_UP_TO
       const evictedTotal = (backlogTruncated ? await countEvicted(trx, tenantId, sessionId) : before.evicted.length) + evictedNow.length
-      const counters = countersOf(session.lastSeq + seqs.length, eviction.messages, eviction.tokens, all.length - window.length, evictedTotal)
+      const counters = countersOf(before.lastSeq + seqs.length, eviction.messages, eviction.tokens, all.length - window.length, evictedTotal)
       let exchanges = 0
       if (evictedTotal > 0) {
         // What was evicted now is the window's head: its messages are parsed already.

@@ -24,9 +24,16 @@
  *      compare-and-set. A lost race (a manual PUT took N+1) rolls back and retries on the
  *      new version, so a manual summary is never overwritten by a stale result;
  *   4. markFolded(): the folded messages 'summarized' and the run row finished; then
- *      finish() the queue entry (delete it, or release it when work must not wait).
+ *      finish() the queue entry (delete it, or release it when work must not wait),
+ *      decided on the evicted messages it reads after the fold, under the lock.
  * A crash anywhere rolls the transaction back: nothing is folded twice or lost, and the
  * entry is claimed again when its lease expires.
+ *
+ * Invariant (with the append, src/sessions/service.ts): every session whose evicted,
+ * unsummarised messages make at least batchSize exchanges has a queue entry. Appends
+ * evict and enqueue in one transaction; an update folds and finishes in one; both hold
+ * the session row's lock, and each decides on reads made after taking it (a statement
+ * that waited for the lock sees other tables as of before the wait: issue 10).
  */
 import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
@@ -56,7 +63,6 @@ import {
   isUniqueViolation,
   latestSummary,
   markFolded,
-  messagesBySeq,
   messagesWithStatus,
   purgeExpired,
   readUpdateSnapshot,
@@ -361,11 +367,10 @@ export class SummaryWorker {
     if (changed !== foldedSeqs.length) throw new SnapshotChanged()
     await this.opts.hooks?.beforeCommit?.({ tenantId, sessionId, trx })
 
-    const folded = new Set(foldedSeqs)
-    const restSeqs = begun.evictedSeqs.filter((s) => !folded.has(s))
-    const waiting = restSeqs.length > 0 ? sessionExchanges(toCanonical(await messagesBySeq(trx, tenantId, sessionId, restSeqs), format)).length : 0
-    await finish(trx, entry, this.id, { waitingExchanges: waiting, batchSize: settings.batchSize })
-    return { tenantId, sessionId, mode, written, folded: foldedSeqs.length, emergencyTruncated: update.emergencyTruncated, remaining: restSeqs.length, budget: settings.summaryBudget, settings }
+    // The queue entry, decided on what is evicted now (read under the lock), never on
+    // begun.evictedSeqs: see finish() for the interleaving that orphaned evictions.
+    const { remaining } = await finish(trx, entry, this.id, { batchSize: settings.batchSize, exchanges: (rows) => sessionExchanges(toCanonical(rows, format)).length })
+    return { tenantId, sessionId, mode, written, folded: foldedSeqs.length, emergencyTruncated: update.emergencyTruncated, remaining: Math.max(0, remaining), budget: settings.summaryBudget, settings }
   }
 
   /** llm mode, outside any transaction: the background agent's document for the snapshot. */
