@@ -17,7 +17,6 @@ import type { CanonicalMessage } from '../messages/canonical.ts'
 import { EVENT_OVERHEAD, neutralCounter } from '../conversation/segments.ts'
 import { extractHandover } from '../facts/handover.ts'
 import { IMPORTANCE } from '../facts/importance.ts'
-import { messageTokens } from '../tokens/count.ts'
 import { REPLY_PRIMING_TOKENS } from '../tokens/tokenizer.ts'
 import { ACTION_LOG_HEADER, previousActionLog, segmentLogLines, type LogLine } from './action-log.ts'
 import { assemble, type Assembly } from './assemble.ts'
@@ -60,12 +59,9 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   const duration = () => Math.max(0, Math.round(now() - started))
   const { options, counter } = input
   const adapter = getAdapter(options.format)
-  const actual = new WeakMap<CanonicalMessage, number>()
-  const tokensOf = (m: CanonicalMessage) => {
-    let n = actual.get(m)
-    if (n === undefined) actual.set(m, (n = messageTokens(m, counter)))
-    return n
-  }
+  // One count per message serves the real total and the format-neutral plan.
+  const nc = neutralCounter(counter)
+  const tokensOf = (m: CanonicalMessage) => nc.actual(m)
   const total = (ms: readonly CanonicalMessage[]) => (ms.length ? ms.reduce((a, m) => a + tokensOf(m), 0) + REPLY_PRIMING_TOKENS : 0)
 
   // verify input
@@ -85,7 +81,6 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   if (tokensBefore <= options.targetTokens && !options.force) return untouched(`${tokensBefore} tokens already fit the target of ${options.targetTokens}`)
 
   // classify + units
-  const nc = neutralCounter(counter)
   const layout = layoutOf(messages, nc, options)
   const { segments, headEnd } = layout
   const earlierRounds = layout.events.flatMap((e) => (e.kind === 'earlier-summary' ? [e.summary.round ?? 1] : []))

@@ -147,23 +147,51 @@ function neutralPartTokens(part: CanonicalPart, counter: TokenCounter): number {
 export interface NeutralCounter {
   /** Content tokens of one message, without event overhead, margin not applied. */
   content(message: CanonicalMessage): number
+  /**
+   * The message's real tokens in its own format, exactly as tokens/count.ts `messageTokens`
+   * counts them, sharing the text counts with the neutral count (one tokenizer pass, not two).
+   */
+  actual(message: CanonicalMessage): number
   /** Tokens of a run of messages as planning counts them (margin applied). */
   tokens(messages: readonly CanonicalMessage[]): number
 }
 
 export function neutralCounter(counter: TokenCounter): NeutralCounter {
-  const cache = new WeakMap<CanonicalMessage, number>()
-  const content = (m: CanonicalMessage): number => {
-    let n = cache.get(m)
-    if (n === undefined) {
-      n = 0
-      for (const p of m.parts) n += neutralPartTokens(p, counter)
-      cache.set(m, n)
+  // Per message: tokens of every part but tool calls (the same in both counts), and the
+  // tool calls counted with canonical and with the caller's own argument text.
+  const cache = new WeakMap<CanonicalMessage, { shared: number; neutralCalls: number; actualCalls: number }>()
+  const partsOf = (m: CanonicalMessage) => {
+    let hit = cache.get(m)
+    if (!hit) {
+      hit = { shared: 0, neutralCalls: 0, actualCalls: 0 }
+      for (const p of m.parts) {
+        if (p.type !== 'tool-call') {
+          hit.shared += neutralPartTokens(p, counter)
+          continue
+        }
+        const head = TOOL_CALL_OVERHEAD + counter.text(p.name)
+        const own = counter.text(p.argsText)
+        const canonical = canonicalArgs(p.argsText)
+        hit.actualCalls += head + own
+        hit.neutralCalls += head + (canonical === p.argsText ? own : counter.text(canonical))
+      }
+      cache.set(m, hit)
     }
-    return n
+    return hit
+  }
+  const content = (m: CanonicalMessage): number => {
+    const p = partsOf(m)
+    return p.shared + p.neutralCalls
+  }
+  const actual = (m: CanonicalMessage): number => {
+    const p = partsOf(m)
+    let n = TOKENS_PER_MESSAGE + counter.text(m.role) + p.shared + p.actualCalls
+    if (m.name) n += TOKENS_PER_NAME + counter.text(m.name)
+    return Math.ceil(n * counter.margin)
   }
   return {
     content,
+    actual,
     tokens(messages) {
       if (messages.length === 0) return 0
       let n = 0
