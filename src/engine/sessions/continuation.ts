@@ -14,14 +14,24 @@
 import { isUrl } from '../facts/artifacts.ts'
 import { isMusing } from '../facts/reasoning.ts'
 import { isTestCommand, shortenPath } from '../facts/text.ts'
+import { stripHeredocBodies } from '../facts/tools.ts'
 import { clipText } from './clip.ts'
 import type { Continuation, SummaryDocument } from './document.ts'
 import { plainEntry } from './earlier.ts'
 import { filePath, isProjectFile, meaningfulInstructions, NARRATION_RE, type Summarized } from './items.ts'
 import type { BatchReading, ExchangeFacts } from './read.ts'
 
-/** Most entries kept per list: the most recent ones. */
+/** Most entries kept per list (the most recent ones) at the default 10k budget. */
 const CAPS = { completedSteps: 8, pendingSteps: 6, keyDecisions: 8, relevantFiles: 12 }
+/** Fewest kept however small the budget. */
+const MIN_CAPS = { completedSteps: 2, pendingSteps: 3, keyDecisions: 2, relevantFiles: 4 }
+
+/** Caps for a budget: the block stays a modest share of a small summary, leaving room for the items. */
+function capsFor(budgetTokens: number): typeof CAPS {
+  const f = Math.min(1, budgetTokens / 8000)
+  const cap = (k: keyof typeof CAPS) => Math.max(MIN_CAPS[k], Math.round(CAPS[k] * f))
+  return { completedSteps: cap('completedSteps'), pendingSteps: cap('pendingSteps'), keyDecisions: cap('keyDecisions'), relevantFiles: cap('relevantFiles') }
+}
 
 /** Answers to a question ("yes, do it", "sounds good"): the human's words, but not a new task. */
 const CONFIRMATION_RE = /^(?:yes|yeah|yep|yup|y|no|nope|sure|ok(?:ay)?|right|correct|exactly|agreed|do it|go for it|sounds good|lgtm|please do|that works|perfect)\b[\s,.!]*(?:(?:please |just |then |and )?(?:do it|go ahead|go for it|proceed|thanks?|thank you|sounds good|please)[\s,.!]*)*$/i
@@ -39,23 +49,22 @@ function doneStep(x: ExchangeFacts): string | undefined {
   const parts: string[] = []
   const changed = x.files.filter((f) => f.fate !== 'read' && isProjectFile(f))
   if (changed.length) parts.push(changed.slice(0, 2).map((f) => `${f.fate} ${shortenPath(f.path, 40)}`).join(', ') + (changed.length > 2 ? ` +${changed.length - 2} more` : ''))
-  const fixed = x.failures.filter((f) => f.resolvedAt !== undefined)
-  if (fixed.length) parts.push(`fixed \`${clipText(fixed.at(-1)!.source, 50)}\``)
-  else {
-    const passed = x.tools.filter((t) => t.digest.kind === 'shell' && t.digest.status === 'ok' && isTestCommand(t.digest.target ?? '')).at(-1)
-    if (passed) parts.push(`\`${clipText(passed.digest.target!, 50)}\` passed`)
-  }
+  const fixed = x.failures.filter((f) => f.resolvedAt !== undefined).at(-1)
+  const passed = x.tools.filter((t) => t.digest.kind === 'shell' && t.digest.status === 'ok' && isTestCommand(t.digest.target ?? '')).at(-1)
+  if (fixed) parts.push(`\`${clipText(stripHeredocBodies(fixed.source), 50)}\` fixed`)
+  else if (passed) parts.push(`\`${clipText(stripHeredocBodies(passed.digest.target!), 50)}\` passed`)
   if (!parts.length) return undefined
   const asked = meaningfulInstructions(x).at(-1)
-  return `${asked ? `${clipText(asked.text, 80)}: ` : ''}${parts.join('; ')}`
+  return `${asked ? `${clipText(asked.text, 60)}: ` : ''}${parts.join('; ')}`
 }
 
 /**
  * Folds a batch into the continuation block. `done` are the batch's exchanges in
  * order, `reading` their shared facts (the latest plan and the last open intent are
- * the batch's). Lists keep their most recent entries.
+ * the batch's). Lists keep their most recent entries, fewer under a small budget.
  */
-export function updateContinuation(c: Continuation, done: Summarized[], reading: BatchReading): void {
+export function updateContinuation(c: Continuation, done: Summarized[], reading: BatchReading, budgetTokens: number): void {
+  const CAPS = capsFor(budgetTokens)
   // The current task: the latest real instruction or earlier summary's task, by position.
   let task: { position: number; text: string } | undefined
   let earlierPending: string[] | undefined

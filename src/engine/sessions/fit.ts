@@ -86,9 +86,9 @@ function mergeItems(group: SummaryItem[]): SummaryItem {
   for (let i = 0; parts.some((p) => i < p.length); i++) for (const p of parts) if (i < p.length && !segs.includes(p[i]!)) segs.push(p[i]!)
   const top = group.reduce((a, b) => (RANK[b.importance] > RANK[a.importance] ? b : a))
   const times = group.flatMap((g) => [Date.parse(g.at), Date.parse(g.since ?? g.at)])
-  const files = [...new Set(group.flatMap((g) => g.files ?? []))].slice(0, 8)
+  const files = [...new Set(group.flatMap((g) => g.files ?? []))].slice(0, 4)
   const merged: SummaryItem = {
-    text: condense(segs.join('; '), ITEM_MAX_CHARS * 2),
+    text: condense(segs.join('; '), ITEM_MAX_CHARS),
     at: iso(Math.max(...times)),
     since: iso(Math.min(...times)),
     tokens: roundTokens(group.reduce((n, g) => n + g.tokens, 0)),
@@ -150,7 +150,7 @@ function clipToTokens(text: string, budget: number, counter: TokenCounter): stri
  * Seed 000's compression, cheapest loss first, stopping as soon as the text fits (each
  * step works oldest first, one item or run at a time, so the summary keeps as much as
  * its budget holds): merge related items and condense text in This Week, then
- * Yesterday; drop LOW items; merge and condense This Session; drop MEDIUM items;
+ * Yesterday; drop LOW items; condense and merge This Session; drop MEDIUM items;
  * condense every remaining item to its lead.
  * HIGH items are kept by compression. Then the hard budget (emergency): drop the
  * oldest remaining items whatever their importance (the most recent survive), then
@@ -218,8 +218,9 @@ export function fit(doc: SummaryDocument, budget: number, counter: TokenCounter,
     steps.push(() => condenseTo(key))
   }
   steps.push(() => dropWhile((i) => i.importance === 'low'))
-  steps.push(() => merge('session'))
+  // This session: each item condensed before any is merged (a merge keeps less of each).
   steps.push(() => condenseTo('session'))
+  steps.push(() => merge('session'))
   steps.push(() => dropWhile((i) => i.importance === 'medium'))
   // High items are kept, tersely, rather than lost by age: oldest sections first.
   for (const key of ['week', 'yesterday', 'session'] as const) steps.push(() => condenseTo(key, TERSE_TEXT_CHARS))

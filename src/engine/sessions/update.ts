@@ -33,7 +33,7 @@ export function updateSummary(input: UpdateInput): SummaryUpdate {
     // One reading of the whole batch (read.ts); exchanges of harness text only add no item.
     const { done, reading } = summarizeBatch(exchanges, nowMs, input.counter)
     doc.sections.session.push(...done.flatMap((d) => d.items))
-    updateContinuation(doc.continuation, done, reading)
+    updateContinuation(doc.continuation, done, reading, input.budgetTokens)
   }
   const dropped = age(doc, nowMs)
   return fit(doc, input.budgetTokens, input.counter, dropped)
