@@ -99,7 +99,7 @@ export type LogEvent =
 
 // In the log, conclusions rank just above plain commands: the sections already carry the
 // latest ones, and a log full of prose would crowd out what was done.
-const CONCLUSION_PRIORITY = { 'root-cause': IMPORTANCE.command + 8, decision: IMPORTANCE.command + 2, abandoned: IMPORTANCE.command + 2, next: IMPORTANCE.conclusion, finding: IMPORTANCE.finding }
+const CONCLUSION_PRIORITY = { 'root-cause': IMPORTANCE.command + 8, decision: IMPORTANCE.read - 1, abandoned: IMPORTANCE.read - 1, next: IMPORTANCE.conclusion, finding: IMPORTANCE.finding }
 
 /** A reply this long (with no tool call) is a report worth keeping whole-ish, not a one-liner. */
 const REPORT_MIN_CHARS = 160

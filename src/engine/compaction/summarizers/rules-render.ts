@@ -128,7 +128,8 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
   for (const f of facts.failures) {
     const exit = `${f.times ? ` (×${f.times})` : ''}${f.exitCode !== undefined ? ` → exit ${f.exitCode}` : ' → error'}`
     const resolved = f.resolvedAt !== undefined ? ' — resolved: a later run of the same command succeeded' : ''
-    add('errors', `- ${code(f.source, c.command)}${exit}: ${clipKeepingPaths(f.errorLine, c.error)}${resolved}`, IMPORTANCE.failure)
+    // A failure a later run fixed is history: it ranks below the files that were changed.
+    add('errors', `- ${code(f.source, c.command)}${exit}: ${clipKeepingPaths(f.errorLine, c.error)}${resolved}`, f.resolvedAt !== undefined ? IMPORTANCE.resolvedFailure : IMPORTANCE.failure)
     if (preserveErrorDetails && f.detail && f.detail.trim() !== f.errorLine.trim()) {
       const detail = clipKeepingPaths(f.detail, c.detail)
       add('errors', `    ${detail}`, IMPORTANCE.errorDetail)
