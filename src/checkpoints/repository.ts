@@ -18,9 +18,14 @@
  * session statistics do not change when rows are folded. `folded_from` lists every
  * original checkpoint number the row stands for, its own included (e.g. [1, 2, 3] on
  * checkpoint 3).
+ *
+ * NUL. The summary and key facts quote the caller's messages, which may hold U+0000:
+ * toColumns() escapes it and fromRow() restores it (src/db/nul.ts), the only two places
+ * rows are written and read, so folds (read, merge, write) stay consistent.
  */
 import { randomUUID } from 'node:crypto'
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely'
+import { decodeJson, decodeText, encodeJson, encodeNullableText, encodeText } from '../db/nul.ts'
 import type { CheckpointSummariesTable, Database } from '../db/schema.ts'
 import { ApiError } from '../errors.ts'
 import { normaliseTitle, SUMMARY_HEADER_RE } from '../engine/compaction/summary-format.ts'
@@ -161,13 +166,13 @@ function toColumns(d: CheckpointData) {
     from_message_index: d.fromMessageIndex,
     to_message_index: d.toMessageIndex,
     messages_compressed: d.messagesCompressed,
-    summary_content: d.summaryContent,
-    key_facts: d.keyFacts === null ? null : JSON.stringify(d.keyFacts),
+    summary_content: encodeText(d.summaryContent),
+    key_facts: d.keyFacts === null ? null : encodeJson(d.keyFacts),
     original_tokens: d.originalTokens,
     compressed_tokens: d.compressedTokens,
     compression_ratio: d.compressionRatio,
     summary_cost_usd: d.summaryCostUsd,
-    strategy: d.strategy,
+    strategy: encodeNullableText(d.strategy),
     round: d.round,
   }
 }
@@ -181,13 +186,13 @@ function fromRow(r: Row): Checkpoint {
     fromMessageIndex: num(r.from_message_index),
     toMessageIndex: num(r.to_message_index),
     messagesCompressed: num(r.messages_compressed),
-    summaryContent: r.summary_content,
-    keyFacts: orderKeys(parseJson(r.key_facts) as Record<string, unknown> | null),
+    summaryContent: decodeText(r.summary_content),
+    keyFacts: orderKeys(decodeJson(parseJson(r.key_facts)) as Record<string, unknown> | null),
     originalTokens: num(r.original_tokens),
     compressedTokens: num(r.compressed_tokens),
     compressionRatio: num(r.compression_ratio),
     summaryCostUsd: num(r.summary_cost_usd),
-    strategy: r.strategy,
+    strategy: r.strategy === null ? null : decodeText(r.strategy),
     round: num(r.round),
     foldedFrom: (parseJson(r.folded_from) as number[] | null) ?? null,
     createdAt: r.created_at instanceof Date ? r.created_at : new Date(r.created_at as unknown as string),

@@ -14,6 +14,7 @@
  *   past MAX_RETRIES the entry is marked failed.
  */
 import { sql } from 'kysely'
+import { encodeText } from '../db/nul.ts'
 import { evictedFromJson, type Db, type StoredMessage } from './repository.ts'
 
 export const PRIORITY_AGING = 0
@@ -160,7 +161,7 @@ export async function release(db: Db, entry: QueueEntry, worker: string): Promis
 export async function fail(db: Db, entry: QueueEntry, worker: string, error: string, opts: { maxRetries: number; baseMs: number }): Promise<'pending' | 'failed' | undefined> {
   const res = await sql<{ status: 'pending' | 'failed' }>`
     update summary_update_queue
-    set lease_owner = null, lease_expires_at = null, last_error = ${error.slice(0, 2000)},
+    set lease_owner = null, lease_expires_at = null, last_error = ${encodeText(error.slice(0, 2000))},
         status = case when attempts > ${opts.maxRetries} then 'failed' else 'pending' end,
         available_at = now() + least(${opts.baseMs}::float8 * power(2, greatest(attempts - 1, 0)), ${MAX_BACKOFF_MS}) * interval '1 millisecond'
     where tenant_id = ${entry.tenantId} and session_id = ${entry.sessionId} and lease_owner = ${worker}

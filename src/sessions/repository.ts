@@ -5,8 +5,14 @@
  *
  * Functions taking `Db` run on the app's Kysely instance or on a transaction handle;
  * inside a transaction pass the handle (PGlite has one connection).
+ *
+ * Caller content (messages, settings, summaries, stored responses) may hold NUL, which
+ * PostgreSQL cannot store: it is escaped here on write and unescaped on read
+ * (src/db/nul.ts), so it round-trips byte for byte. SQL that builds JSON from these
+ * columns (json_agg) passes the escaped form through; decode where it is parsed.
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
+import { decodeJson, decodeText, encodeJson, encodeText } from '../db/nul.ts'
 import type { Database, SessionMessageStatus } from '../db/schema.ts'
 import type { MessageFormat } from '../engine/messages/canonical.ts'
 import { parseConversation, type CanonicalMessage } from '../engine/messages/index.ts'
@@ -52,6 +58,11 @@ export function resolveSettings(stored: unknown): SessionSettings {
   return { ...defaultSettings(), ...s }
 }
 
+/** The settings column as read (jsonb, NUL-escaped: src/db/nul.ts; `system` is the caller's). */
+function readSettings(v: unknown): SessionSettings {
+  return resolveSettings(decodeJson(parseJson(v)))
+}
+
 export interface SessionRow {
   tenantId: string
   id: string
@@ -61,7 +72,7 @@ export interface SessionRow {
 }
 
 function toSession(r: { tenant_id: string; id: string; settings: unknown; created_at: Date | string; updated_at: Date | string }): SessionRow {
-  return { tenantId: r.tenant_id, id: r.id, settings: resolveSettings(parseJson(r.settings)), createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at) }
+  return { tenantId: r.tenant_id, id: r.id, settings: readSettings(r.settings), createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at) }
 }
 
 export async function getSession(db: Db, tenantId: string, id: string): Promise<SessionRow | undefined> {
@@ -83,7 +94,7 @@ export async function lockSession(trx: Transaction<Database>, tenantId: string, 
 export async function createSessionIfMissing(db: Db, tenantId: string, id: string, settings: SessionSettings): Promise<boolean> {
   const res = await db
     .insertInto('sessions')
-    .values({ tenant_id: tenantId, id, settings: JSON.stringify(settings) })
+    .values({ tenant_id: tenantId, id, settings: encodeJson(settings) })
     .onConflict((oc) => oc.columns(['tenant_id', 'id']).doNothing())
     .executeTakeFirst()
   return Number(res.numInsertedOrUpdatedRows ?? 0) > 0
@@ -103,16 +114,16 @@ export async function createSessionIfMissing(db: Db, tenantId: string, id: strin
  */
 export async function upsertAndLockSession(trx: Transaction<Database>, tenantId: string, id: string, settings: SessionSettings): Promise<{ settings: SessionSettings }> {
   const res = await sql<{ settings: unknown }>`
-    insert into sessions as s (tenant_id, id, settings) values (${tenantId}, ${id}, ${JSON.stringify(settings)})
+    insert into sessions as s (tenant_id, id, settings) values (${tenantId}, ${id}, ${encodeJson(settings)})
     on conflict (tenant_id, id) do update set updated_at = now()
     returning s.settings`.execute(trx)
-  return { settings: resolveSettings(parseJson(res.rows[0]!.settings)) }
+  return { settings: readSettings(res.rows[0]!.settings) }
 }
 
 export async function saveSettings(db: Db, tenantId: string, id: string, settings: SessionSettings): Promise<void> {
   await db
     .updateTable('sessions')
-    .set({ settings: JSON.stringify(settings), updated_at: sql<Date>`now()` })
+    .set({ settings: encodeJson(settings), updated_at: sql<Date>`now()` })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .execute()
@@ -173,7 +184,7 @@ export async function insertMessages(db: Db, tenantId: string, sessionId: string
           tenant_id: tenantId,
           session_id: sessionId,
           seq: seqs[i + k]!,
-          raw: JSON.stringify(m.raw),
+          raw: encodeJson(m.raw),
           format,
           role: m.role,
           tokens: m.tokens,
@@ -190,7 +201,7 @@ export async function insertMessages(db: Db, tenantId: string, sessionId: string
 type MessageRow = { seq: number | string; raw: unknown; role: string; tokens: number; message_at: Date | string; status: SessionMessageStatus }
 
 function toStored(r: MessageRow): StoredMessage {
-  return { seq: Number(r.seq), raw: parseJson(r.raw), role: r.role, tokens: r.tokens, messageAt: toDate(r.message_at), status: r.status }
+  return { seq: Number(r.seq), raw: decodeJson(parseJson(r.raw)), role: r.role, tokens: r.tokens, messageAt: toDate(r.message_at), status: r.status }
 }
 
 export async function messagesWithStatus(db: Db, tenantId: string, sessionId: string, status: SessionMessageStatus, limit?: number): Promise<StoredMessage[]> {
@@ -340,7 +351,7 @@ export async function latestSummary(db: Db, tenantId: string, sessionId: string)
     .orderBy('version', 'desc')
     .limit(1)
     .executeTakeFirst()
-  return r ? { version: r.version, content: r.content, tokens: r.tokens, updatedAt: toDate(r.updated_at), source: r.source } : undefined
+  return r ? { version: r.version, content: decodeText(r.content), tokens: r.tokens, updatedAt: toDate(r.updated_at), source: r.source } : undefined
 }
 
 /**
@@ -350,7 +361,7 @@ export async function latestSummary(db: Db, tenantId: string, sessionId: string)
 export async function insertSummaryVersion(db: Db, tenantId: string, sessionId: string, s: Omit<StoredSummary, 'updatedAt'>): Promise<StoredSummary> {
   const r = await db
     .insertInto('session_summaries')
-    .values({ tenant_id: tenantId, session_id: sessionId, version: s.version, content: s.content, tokens: s.tokens, source: s.source })
+    .values({ tenant_id: tenantId, session_id: sessionId, version: s.version, content: encodeText(s.content), tokens: s.tokens, source: s.source })
     .returning(['updated_at'])
     .executeTakeFirstOrThrow()
   return { ...s, updatedAt: toDate(r.updated_at) }
@@ -392,11 +403,11 @@ export async function readSummaryState(db: Db, tenantId: string, sessionId: stri
   const r = res.rows[0]
   if (!r) return undefined
   return {
-    settings: resolveSettings(parseJson(r.settings)),
+    settings: readSettings(r.settings),
     summary:
       r.version === null
         ? undefined
-        : { version: Number(r.version), content: r.content ?? '', tokens: Number(r.tokens ?? 0), updatedAt: toDate(r.updated_at!), source: r.source ?? 'background' },
+        : { version: Number(r.version), content: decodeText(r.content ?? ''), tokens: Number(r.tokens ?? 0), updatedAt: toDate(r.updated_at!), source: r.source ?? 'background' },
     evictedAwaitingSummary: Number(r.evicted),
     queue: r.queue_status ? { status: r.queue_status, running: r.running === true } : undefined,
   }
@@ -413,11 +424,11 @@ export async function findIdempotentResponse(db: Db, tenantId: string, sessionId
     .where('session_id', '=', sessionId)
     .where('key', '=', key)
     .executeTakeFirst()
-  return r ? { requestHash: r.request_hash, response: parseJson(r.response) } : undefined
+  return r ? { requestHash: r.request_hash, response: decodeJson(parseJson(r.response)) } : undefined
 }
 
 export async function storeIdempotentResponse(db: Db, tenantId: string, sessionId: string, key: string, requestHash: string, response: unknown): Promise<void> {
-  await db.insertInto('idempotency_keys').values({ tenant_id: tenantId, session_id: sessionId, key, request_hash: requestHash, response: JSON.stringify(response) }).execute()
+  await db.insertInto('idempotency_keys').values({ tenant_id: tenantId, session_id: sessionId, key, request_hash: requestHash, response: encodeJson(response) }).execute()
 }
 
 // ---------------------------------------------------------------------------
@@ -475,8 +486,8 @@ export async function readUpdateSnapshot(db: Db, tenantId: string, sessionId: st
   const r = res.rows[0]
   if (!r) return undefined
   return {
-    settings: resolveSettings(parseJson(r.settings)),
-    summary: r.version === null ? undefined : { version: Number(r.version), content: r.content ?? '' },
+    settings: readSettings(r.settings),
+    summary: r.version === null ? undefined : { version: Number(r.version), content: decodeText(r.content ?? '') },
     evicted: evictedFromJson(r.evicted),
   }
 }
@@ -484,7 +495,7 @@ export async function readUpdateSnapshot(db: Db, tenantId: string, sessionId: st
 /** Evicted messages aggregated by json_agg(json_build_object(seq, raw, role, tokens, message_at)). */
 export function evictedFromJson(v: unknown): StoredMessage[] {
   return (parseJson(v) as { seq: number; raw: unknown; role: string; tokens: number; message_at: string }[]).map(
-    (m): StoredMessage => ({ seq: Number(m.seq), raw: m.raw, role: m.role, tokens: m.tokens, messageAt: new Date(m.message_at), status: 'evicted' }),
+    (m): StoredMessage => ({ seq: Number(m.seq), raw: decodeJson(m.raw), role: m.role, tokens: m.tokens, messageAt: new Date(m.message_at), status: 'evicted' }),
   )
 }
 
@@ -519,7 +530,7 @@ export async function beginUpdate(
   const r = res.rows[0]
   if (!r) return undefined
   const seqs = typeof r.evicted === 'string' ? (r.evicted.replace(/[{}]/g, '') ? r.evicted.replace(/[{}]/g, '').split(',') : []) : r.evicted
-  return { runId: r.run_id, settings: resolveSettings(parseJson(r.settings)), version: Number(r.version), evictedSeqs: seqs.map(Number) }
+  return { runId: r.run_id, settings: readSettings(r.settings), version: Number(r.version), evictedSeqs: seqs.map(Number) }
 }
 
 /**
