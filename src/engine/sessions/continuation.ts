@@ -42,15 +42,23 @@ function statement(s: string): boolean {
   return t.length > 0 && !isMusing(t) && !NARRATION_RE.test(t)
 }
 
+/** One entry per file: `/testbed/src/a.py` and `src/a.py` are the same file (the first spelling, the most recent, stays). */
+function sameFilesOnce(paths: readonly string[]): string[] {
+  const out: string[] = []
+  for (const p of paths) if (!out.some((q) => q === p || q.endsWith(`/${p}`) || p.endsWith(`/${q}`))) out.push(p)
+  return out
+}
+
 const pushLatest = (list: string[], entries: readonly string[], cap: number) => [...list.filter((d) => !entries.includes(d)), ...entries].slice(-cap)
 
-/** What an exchange demonstrably did: files changed, failures resolved, test runs that passed. */
+/** What an exchange demonstrably did: files changed, failures resolved, test runs that confirmed a change. */
 function doneStep(x: ExchangeFacts): string | undefined {
   const parts: string[] = []
   const changed = x.files.filter((f) => f.fate !== 'read' && isProjectFile(f))
   if (changed.length) parts.push(changed.slice(0, 2).map((f) => `${f.fate} ${shortenPath(f.path, 40)}`).join(', ') + (changed.length > 2 ? ` +${changed.length - 2} more` : ''))
   const fixed = x.failures.filter((f) => f.resolvedAt !== undefined).at(-1)
-  const passed = x.tools.filter((t) => t.digest.kind === 'shell' && t.digest.status === 'ok' && isTestCommand(t.digest.target ?? '')).at(-1)
+  // A passing run alone completes nothing; it confirms a change or a fix.
+  const passed = changed.length ? x.tools.filter((t) => t.digest.kind === 'shell' && t.digest.status === 'ok' && isTestCommand(t.digest.target ?? '')).at(-1) : undefined
   if (fixed) parts.push(`\`${clipText(stripHeredocBodies(fixed.source), 50)}\` fixed`)
   else if (passed) parts.push(`\`${clipText(stripHeredocBodies(passed.digest.target!), 50)}\` passed`)
   if (!parts.length) return undefined
@@ -86,7 +94,7 @@ export function updateContinuation(c: Continuation, done: Summarized[], reading:
     // Files: changed project files first, then those read; most recent first, URLs never.
     const touched = x.files.filter((f) => isProjectFile(f)).sort((a, b) => b.lastIndex - a.lastIndex)
     const fresh = [...touched.filter((f) => f.fate !== 'read' && f.fate !== 'deleted'), ...touched.filter((f) => f.fate === 'read')].map((f) => filePath(f.path))
-    c.relevantFiles = [...new Set([...fresh, ...c.relevantFiles])].slice(0, CAPS.relevantFiles)
+    c.relevantFiles = sameFilesOnce([...fresh, ...c.relevantFiles]).slice(0, CAPS.relevantFiles)
     // A file this batch deleted is no longer relevant.
     const deleted = new Set(x.files.filter((f) => f.fate === 'deleted').map((f) => f.path))
     c.relevantFiles = c.relevantFiles.filter((f) => !deleted.has(f))
@@ -105,7 +113,7 @@ export function updateContinuation(c: Continuation, done: Summarized[], reading:
   if (planDone.length) c.completedSteps = pushLatest(c.completedSteps, planDone, CAPS.completedSteps)
   else {
     const steps = done.map((d) => doneStep(d.facts)).filter((s): s is string => s !== undefined)
-    c.completedSteps = [...c.completedSteps, ...steps].slice(-CAPS.completedSteps)
+    c.completedSteps = pushLatest(c.completedSteps, [...new Set(steps)], CAPS.completedSteps)
   }
 }
 

@@ -9,6 +9,7 @@
  */
 import { isUrl, type FileFate } from '../facts/artifacts.ts'
 import { isContentless, taskText } from '../facts/classify.ts'
+import { isOneOff } from '../compaction/summarizers/rules-render.ts'
 import type { FailureFact } from '../facts/handover.ts'
 import { IMPORTANCE, importanceOfDigest } from '../facts/importance.ts'
 import { isMusing } from '../facts/reasoning.ts'
@@ -35,8 +36,8 @@ export const filePath = (p: string) => p.replace(/(?::\d+(?:[-,]\d+)*)?(?::raw)?
 /** Installed dependencies and tool state: read for reference, never the project's own files. */
 const VENDORED_RE = /(?:^|\/)(?:node_modules|site-packages|dist-packages|\.venv|venv|\.git|\.cargo\/registry)\//
 
-/** A project file (not /tmp, not a one-off repro or debug script, not a URL, not an installed dependency). */
-export const isProjectFile = (f: FileFate) => !f.scratch && !isUrl(f.path) && !VENDORED_RE.test(f.path)
+/** A project file: not /tmp, not a one-off script or backup (the judgment /compact's handover makes), not a URL, not an installed dependency. */
+export const isProjectFile = (f: FileFate) => !isOneOff(f) && !isUrl(f.path) && !VENDORED_RE.test(f.path)
 const changedFiles = (x: ExchangeFacts) => x.files.filter((f) => f.fate !== 'read' && !isUrl(f.path))
 
 /** Rank of an exchange on the shared scale: the most important thing it holds. */
