@@ -11,7 +11,7 @@ import path from 'node:path'
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
-import { extractFacts } from '../src/engine/compaction/extract/facts.ts'
+import { extractHandover } from '../src/engine/facts/handover.ts'
 import { parseConversation } from '../src/engine/messages/index.ts'
 import { parseSummary, renderSummary, SECTION_TITLES, sessionExchanges } from '../src/engine/sessions/index.ts'
 import { createMetrics } from '../src/plugins/metrics.ts'
@@ -74,12 +74,12 @@ t.test('a real conversation appended in chunks ends with a well-formed summary, 
   // What was evicted and folded: its changed files and its errors are named.
   const folded = await app.db.selectFrom('session_messages').select('raw').where('session_id', '=', 'fx').where('status', '=', 'summarized').orderBy('seq').execute()
   t.ok(folded.length > messages.length / 2, `${folded.length} messages folded`)
-  const facts = extractFacts(parseConversation(folded.map((r) => r.raw), { format: 'openai' }).messages, { preserveErrorDetails: true })
-  const changed = [...facts.files.values()].filter((f) => f.actions.has('modified') || f.actions.has('created')).map((f) => path.basename(f.path))
+  const facts = extractHandover(parseConversation(folded.map((r) => r.raw), { format: 'openai' }).messages, { preserveErrorDetails: true })
+  const changed = facts.files.filter((f) => f.fate === 'edited' || f.fate === 'created').map((f) => path.basename(f.path))
   const named = changed.filter((f) => s.content.includes(f))
   t.ok(changed.length >= 5 && named.length >= 0.8 * changed.length, `changed files named: ${named.length}/${changed.length}`)
   t.match(s.content, /django\/forms\/widgets\.py/, 'the file the fix is in')
-  const errors = [...new Set(facts.commands.filter((c) => c.failed && c.errorLine).map((c) => c.errorLine!))]
+  const errors = [...new Set(facts.failures.map((f) => f.errorLine))]
   t.ok(errors.length >= 2)
   for (const e of errors) t.ok(s.content.includes(e.slice(0, 50)), `error named: ${e.slice(0, 50)}`)
   const runs = await app.db.selectFrom('summary_update_runs').select(['folded_messages']).where('session_id', '=', 'fx').execute()

@@ -4,13 +4,13 @@
  * against, in the same run:
  *   - the floor: JSON.parse of the body plus one exact o200k pass over every message;
  *   - LangChain's trimMessages on the same messages with the same token counter.
- * Each is timed as the median of several runs after warm-up.
+ * Floor and engine runs are interleaved and each timed as the median of several runs after warm-up.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages, type BaseMessage } from '@langchain/core/messages'
 import { compact } from '../../src/engine/compaction/compact.ts'
-import { DEFAULT_COMPACT_OPTIONS } from '../../src/engine/compaction/types.ts'
+import { DEFAULT_COMPACT_OPTIONS, type StrategyName } from '../../src/engine/compaction/types.ts'
 import { parseConversation } from '../../src/engine/messages/index.ts'
 import { countConversation, messageTokens, tokenizerCounter } from '../../src/engine/tokens/count.ts'
 import { countTextTokens } from '../../src/engine/tokens/tokenizer.ts'
@@ -34,28 +34,6 @@ export function largestConversation(): { name: string; messages: ChatMessage[] }
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.floor(s.length / 2)]!
-}
-
-function time(fn: () => unknown, runs: number): number {
-  for (let i = 0; i < 2; i++) fn()
-  const samples: number[] = []
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now()
-    fn()
-    samples.push(performance.now() - t0)
-  }
-  return median(samples)
-}
-
-export async function timeAsync(fn: () => Promise<unknown>, runs: number): Promise<number> {
-  for (let i = 0; i < 2; i++) await fn()
-  const samples: number[] = []
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now()
-    await fn()
-    samples.push(performance.now() - t0)
-  }
-  return median(samples)
 }
 
 function toLangChain(messages: ChatMessage[]): BaseMessage[] {
@@ -93,6 +71,8 @@ export interface EngineBench {
   engineMs: number
   floorMs: number
   trimMs: number
+  /** The default pipeline (mask + rules). */
+  pipelineMs: number
 }
 
 export async function benchEngine(runs = 9): Promise<EngineBench> {
@@ -104,7 +84,7 @@ export async function benchEngine(runs = 9): Promise<EngineBench> {
   const target = Math.floor(tokens / 10)
 
   // The floor: read the body and count it exactly once.
-  const floorMs = time(() => {
+  const floor = () => {
     const b = JSON.parse(body) as { messages: ChatMessage[] }
     let n = 0
     for (const m of b.messages) {
@@ -112,14 +92,34 @@ export async function benchEngine(runs = 9): Promise<EngineBench> {
       for (const c of m.tool_calls ?? []) n += countTextTokens(c.function.arguments, 'o200k_base')
     }
     return n
-  }, runs)
-
-  // The engine: parse into the canonical model and compact with rules to 10%.
-  const engineMs = await timeAsync(async () => {
+  }
+  // The engine: parse into the canonical model and compact to 10%, with rules alone and
+  // with the default pipeline (mask + rules).
+  const engine = (strategy: StrategyName[]) => async () => {
     const b = JSON.parse(body) as { messages: unknown[] }
     const conv = parseConversation(b.messages, { format: 'openai' })
-    return compact({ messages: conv.messages, counter, options: { ...DEFAULT_COMPACT_OPTIONS, format: 'openai', strategy: ['rules'], targetTokens: target, thresholdTokens: target } })
-  }, runs)
+    return compact({ messages: conv.messages, counter, options: { ...DEFAULT_COMPACT_OPTIONS, format: 'openai', strategy, targetTokens: target, thresholdTokens: target } })
+  }
+  // Interleaved (floor, rules, default, floor, …) so a busy machine slows all three alike.
+  const samples = { floor: [] as number[], rules: [] as number[], pipeline: [] as number[] }
+  for (let i = 0; i < runs + 2; i++) {
+    let t = performance.now()
+    floor()
+    const f = performance.now() - t
+    t = performance.now()
+    await engine(['rules'])()
+    const r = performance.now() - t
+    t = performance.now()
+    await engine(['mask', 'rules'])()
+    const p = performance.now() - t
+    if (i < 2) continue // warm-up
+    samples.floor.push(f)
+    samples.rules.push(r)
+    samples.pipeline.push(p)
+  }
+  const floorMs = median(samples.floor)
+  const engineMs = median(samples.rules)
+  const pipelineMs = median(samples.pipeline)
 
   // LangChain: trimMessages with the same exact counter, keeping the last messages.
   const lcMessages = toLangChain(messages)
@@ -135,5 +135,5 @@ export async function benchEngine(runs = 9): Promise<EngineBench> {
   const trimMs = performance.now() - t0
 
   void messageTokens
-  return { name, chars: body.length, messages: messages.length, tokens, engineMs, floorMs, trimMs }
+  return { name, chars: body.length, messages: messages.length, tokens, engineMs, pipelineMs, floorMs, trimMs }
 }

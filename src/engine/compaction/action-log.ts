@@ -4,8 +4,8 @@
  * by the shared importance scale (facts/importance.ts), so reads and repeats go first
  * when the log has to shrink, failures, changes and instructions last.
  */
-import { compactArgs } from '../conversation/segments.ts'
-import { toolCallsOf, toolResultsOf, type CanonicalMessage } from '../messages/canonical.ts'
+import { toolCallsOf, toolResultsOf, type CanonicalMessage, type ToolResultPart } from '../messages/canonical.ts'
+import { digestOf } from '../facts/digest-cache.ts'
 import { classifyForLog } from '../facts/events.ts'
 import { importanceOfDigest, IMPORTANCE } from '../facts/importance.ts'
 import { clipKeepingPaths } from '../facts/text.ts'
@@ -31,8 +31,8 @@ export function segmentLogLines(
   segment: number,
   opts: { preserveErrorDetails: boolean; lineTokens: (s: string) => number },
 ): LogLine[] {
-  const results = new Map<string, { text: string; isError: boolean }>()
-  for (const m of messages) for (const r of toolResultsOf(m)) results.set(r.callId, { text: r.text, isError: r.isError === true })
+  const results = new Map<string, ToolResultPart>()
+  for (const m of messages) for (const r of toolResultsOf(m)) results.set(r.callId, r)
   const lines: LogLine[] = []
   const add = (text: string, priority: number) => lines.push({ text, priority, tokens: opts.lineTokens(text), key: `${segment}:${lines.length}` })
   for (const event of classifyForLog(messages)) {
@@ -44,8 +44,7 @@ export function segmentLogLines(
       add(`- ${logLineOf(d)}`, importanceOfDigest(d))
     } else {
       for (const c of toolCallsOf(event.message)) {
-        const r = results.get(c.id)
-        const d = digestToolCall(c.name, compactArgs(c.argsText), r?.text ?? '', r?.isError ?? false, opts.preserveErrorDetails)
+        const d = digestOf(c.name, c.argsText, results.get(c.id), opts.preserveErrorDetails)
         add(`- ${logLineOf(d)}`, importanceOfDigest(d))
       }
     }

@@ -5,7 +5,7 @@
  * files changed; root cause; what is pending; decisions and abandoned attempts; then
  * tests and commands that passed; reads, searches and mere mentions last.
  */
-import { isScratchPath } from './artifacts.ts'
+import { isScratchPath, type FileFate } from './artifacts.ts'
 import type { ToolDigest } from './tools.ts'
 
 export const IMPORTANCE = {
@@ -49,4 +49,16 @@ export function importanceOfDigest(d: ToolDigest): number {
     default:
       return IMPORTANCE.command
   }
+}
+
+/**
+ * One-off files an agent writes beside the project (repro, fix and test scripts at the
+ * workspace root, backup copies) rank with scratch files, below the project's own.
+ */
+export function isOneOff(f: FileFate): boolean {
+  if (f.scratch) return true
+  const name = f.path.slice(f.path.lastIndexOf('/') + 1)
+  if (/\.(bak\d*|backup|orig|final|old|tmp|rej)$/i.test(name)) return true
+  const depth = f.path.replace(/^\/(testbed|workspace|repo|app|work|src\/?$)\//, '').split('/').length
+  return f.fate === 'created' && depth <= 1 && /^(test|fix|apply|patch|debug|repro|reproduce|simulate|check|verify|try|demo|scratch|tmp|temp|create)[_-]/i.test(name)
 }

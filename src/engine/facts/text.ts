@@ -80,6 +80,9 @@ const URL_TOKEN = /[a-z][\w+.-]*:\/\/\S+/gi
 export function clipKeepingPaths(s: string, max: number): string {
   let one = s.replace(/\s+/g, ' ').trim()
   if (one.length <= max) return one
+  // Only the start can survive: look at a bounded prefix, so a 300k-character token costs
+  // no more than a short one (the regexes below backtrack over long unbroken tokens).
+  if (one.length > max * 4 + 256) one = one.slice(0, max * 4 + 256)
   // Shorten the longest path by one leading directory at a time until the text fits.
   for (let guard = 0; guard < 200 && one.length > max; guard++) {
     let best: { at: number; text: string } | undefined
@@ -101,11 +104,16 @@ export function clipKeepingPaths(s: string, max: number): string {
   let head = one.slice(0, max - 1)
   const next = one[max - 1] ?? ''
   if (/[\w@.+/~:?=&%#-]/.test(next)) {
-    const m = PATHLIKE_AT_END.exec(head)
-    if (m && (m[0].includes('/') || m[0].includes('.'))) head = head.slice(0, m.index).trimEnd()
+    // Only the tail of the head can hold the token being cut: match there, not on the whole.
+    const tailStart = Math.max(0, head.length - 512)
+    const tail = head.slice(tailStart)
+    const m = PATHLIKE_AT_END.exec(tail)
+    if (m && (m[0].includes('/') || m[0].includes('.'))) head = head.slice(0, tailStart + m.index).trimEnd()
     // A URL cut anywhere is dropped whole.
-    const url = /[a-z][\w+.-]*:\/\/\S*$/i.exec(head)
-    if (url) head = head.slice(0, url.index).trimEnd()
+    const url = /[a-z][\w+.-]*:\/\/\S*$/i.exec(head.slice(Math.max(0, head.length - 512)))
+    if (url) head = head.slice(0, Math.max(0, head.length - 512) + url.index).trimEnd()
+    // A shortened path's leading "…/" left alone at the cut says nothing.
+    head = head.replace(/\s…\/?$/, '').trimEnd()
   }
   return `${head}…`
 }

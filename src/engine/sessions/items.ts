@@ -9,7 +9,7 @@
  */
 import { isUrl, type FileFate } from '../facts/artifacts.ts'
 import { isContentless, taskText } from '../facts/classify.ts'
-import { isOneOff } from '../compaction/summarizers/rules-render.ts'
+import { isOneOff } from '../facts/importance.ts'
 import type { FailureFact } from '../facts/handover.ts'
 import { IMPORTANCE, importanceOfDigest } from '../facts/importance.ts'
 import { isMusing } from '../facts/reasoning.ts'

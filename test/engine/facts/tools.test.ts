@@ -1,24 +1,16 @@
 /**
  * tools.ts: the digest of one tool call (kind, target, outcome, file changes, value), its
- * one-line form, and the old names kept for existing importers. The issue 9 trial's
+ * one-line form. The issue 9 trial's
  * defects are cases here; the fixtures check the rules over real sessions.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import * as shim from '../../../src/engine/compaction/extract/tools.ts'
 import { parseConversation, toolCallsOf, toolResultsOf } from '../../../src/engine/messages/index.ts'
 import { ArtifactTracker, digestToolCall, extractPaths, formatDigest, shellEffects, stripHeredocBodies, VALUE_RANK } from '../../../src/engine/facts/tools.ts'
 import { clipKeepingPaths, shortenPath } from '../../../src/engine/facts/text.ts'
 
 const digest = (tool: string, args: Record<string, unknown>, output = '', isError = false, tracker?: ArtifactTracker) => digestToolCall(tool, JSON.stringify(args), output, isError, true, tracker)
-
-t.test('the old module still exports every name (one-line re-export)', async (t) => {
-  for (const name of ['extractPaths', 'clip', 'parseArgs', 'shellEffects', 'stripHeredocBodies', 'extractExitCode', 'extractErrorLine', 'extractErrorDetail', 'digestToolCall', 'formatDigest']) {
-    t.type((shim as Record<string, unknown>)[name], 'function', name)
-  }
-  t.equal(fs.readFileSync(path.resolve(import.meta.dirname, '../../../src/engine/compaction/extract/tools.ts'), 'utf8').trim(), "export * from '../../facts/tools.ts'")
-})
 
 t.test('successes are not reported as failures, in the digest line either', async (t) => {
   const ok: [string, Record<string, unknown>, string][] = [

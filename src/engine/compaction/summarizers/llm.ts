@@ -13,7 +13,6 @@
  *           they do not fit, merged group by group into fewer, shorter summaries first
  *           (each level at least halves their number, so it terminates).
  */
-import type { CanonicalMessage } from '../../messages/canonical.ts'
 import { computeUnits } from '../../conversation/pairing.ts'
 import { buildSummaryPrompt, MESSAGE_SEPARATOR, renderMessagesForSummary, truncateMiddle, type SummaryPrompt, type SummaryStage } from '../prompts.ts'
 import { completeFromFacts, factsForPrompt } from './facts-check.ts'

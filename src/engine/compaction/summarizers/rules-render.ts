@@ -9,7 +9,7 @@
 import type { EarlierSummary } from '../../facts/earlier-summary.ts'
 import type { FileFate } from '../../facts/artifacts.ts'
 import type { HandoverFacts } from '../../facts/handover.ts'
-import { IMPORTANCE } from '../../facts/importance.ts'
+import { IMPORTANCE, isOneOff } from '../../facts/importance.ts'
 import { clip, clipKeepingPaths } from '../../facts/text.ts'
 import { stripHeredocBodies } from '../../facts/tools.ts'
 import { taskText } from '../../facts/classify.ts'
@@ -61,18 +61,6 @@ export function changeCell(f: FileFate, max: number): string {
   if (f.symbols.length) parts.push(`in ${f.symbols.slice(0, 6).join(', ')}`)
   parts.push(...f.notes)
   return clipKeepingPaths(parts.join('; '), max)
-}
-
-/**
- * One-off files an agent writes beside the project (repro, fix and test scripts at the
- * workspace root, backup copies) rank with scratch files, below the project's own.
- */
-export function isOneOff(f: FileFate): boolean {
-  if (f.scratch) return true
-  const name = f.path.slice(f.path.lastIndexOf('/') + 1)
-  if (/\.(bak\d*|backup|orig|final|old|tmp|rej)$/i.test(name)) return true
-  const depth = f.path.replace(/^\/(testbed|workspace|repo|app|work|src\/?$)\//, '').split('/').length
-  return f.fate === 'created' && depth <= 1 && /^(test|fix|apply|patch|debug|repro|reproduce|simulate|check|verify|try|demo|scratch|tmp|temp|create)[_-]/i.test(name)
 }
 
 /** Many plain created files in one folder become one row listing their names. */

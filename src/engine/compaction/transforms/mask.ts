@@ -6,11 +6,11 @@
  * call arguments. No LLM. (JetBrains, "The Complexity Trap": masking matched LLM
  * summarisation in solve rate at half the cost.)
  */
-import { compactArgs } from '../../conversation/segments.ts'
 import type { FormatAdapter } from '../../messages/adapter.ts'
 import { toolCallsOf, toolResultsOf, type CanonicalMessage } from '../../messages/canonical.ts'
 import type { TokenCounter } from '../../tokens/count.ts'
 import { clip, digestToolCall, formatDigest } from '../../facts/tools.ts'
+import { digestOf } from '../../facts/digest-cache.ts'
 
 export const MASK_PREFIX = '[output masked by compactd]'
 
@@ -63,7 +63,7 @@ export function maskRange(
       const call = calls.get(r.callId)
       const name = call?.name ?? r.name ?? 'tool'
       if (exempt.has(r.callId) || excluded.has(name.toLowerCase()) || r.text.startsWith(MASK_PREFIX)) continue
-      const digest = digestToolCall(name, compactArgs(call?.argsText ?? ''), r.text, r.isError === true, opts.preserveErrorDetails)
+      const digest = digestOf(name, call?.argsText ?? '', r, opts.preserveErrorDetails)
       const placeholder = `${MASK_PREFIX} ${formatDigest(digest)}`
       // Masking a short result would make it longer: leave it.
       if (counter.text(placeholder) >= counter.text(r.text)) continue
