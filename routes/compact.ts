@@ -80,7 +80,7 @@ const compactBody = z
     instructions: z.string().max(20_000).optional().describe('Extra guidance for the summary (what to keep), for the llm strategy.'),
     instructionsMode: z.enum(['replace', 'append']).optional().describe('`append` adds instructions to the built-in summary prompt; `replace` replaces its guidance. Default append.'),
     dryRun: z.boolean().optional().describe('Return the plan and estimated result without changing anything, calling a model or storing a checkpoint.'),
-    force: z.boolean().optional().describe('Compact even when the conversation already fits targetTokens.'),
+    force: z.boolean().optional().describe('Compact even when the conversation already fits targetTokens. A conversation smaller than any compaction of it could be comes back unchanged (compacted: false, with the reason).'),
     sessionId: sessionIdSchema
       .optional()
       .describe(

@@ -32,3 +32,38 @@ export const thresholdOverrideFields = {
   safetyBuffer: z.int().min(0).optional().describe('Tokens kept free for estimation error. Default 5000 (COMPACTION_SAFETY_BUFFER).'),
   thresholdPercent: z.number().gt(0).max(1).optional().describe('Fraction of the available window at which to compact. Default 0.8.'),
 }
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/**
+ * Path (zod path segments) of the first string holding a lone UTF-16 surrogate, or
+ * undefined. Iterative: bodies are depth-limited at the edge, but this must not care.
+ */
+function loneSurrogatePath(value: unknown): (string | number)[] | undefined {
+  const stack: { v: unknown; path: (string | number)[] }[] = [{ v: value, path: [] }]
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!
+    if (typeof v === 'string') {
+      if (LONE_SURROGATE.test(v)) return path
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] })
+    } else if (v !== null && typeof v === 'object') {
+      const keys = Object.keys(v)
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[keys[i]!], path: [...path, keys[i]!] })
+    }
+  }
+  return undefined
+}
+
+/**
+ * For fields stored as text or jsonb (session settings, summaries): a lone surrogate has
+ * no UTF-8 encoding, so PostgreSQL refuses it (jsonb: an error) or replaces it (text:
+ * U+FFFD), and what was sent could never read back. A 400 naming the string instead.
+ * Messages are stored as `json`, which keeps the escape, so they need no such check.
+ */
+export function storable<T extends z.ZodType>(schema: T): T {
+  return schema.superRefine((value, ctx) => {
+    const path = loneSurrogatePath(value)
+    if (path) ctx.addIssue({ code: 'custom', path, message: 'contains a lone UTF-16 surrogate (not valid Unicode), which cannot be stored' })
+  }) as T
+}

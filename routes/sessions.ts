@@ -9,7 +9,7 @@ import { ApiError, errorResponseSchema, standardErrorResponses } from '../src/er
 import { BATCH_SIZE, DEFAULT_SUMMARY_BUDGET, DEFAULT_WINDOW_MESSAGES, DEFAULT_WINDOW_TOKENS } from '../src/sessions/repository.ts'
 import { SUMMARY_UNAVAILABLE } from '../src/sessions/service.ts'
 import { sessionIdSchema } from './compact.ts'
-import { formatField, messagesField, modelField } from './schemas.ts'
+import { formatField, messagesField, modelField, storable } from './schemas.ts'
 
 const params = z.object({ id: sessionIdSchema.describe('The session id, chosen by the caller (1-200 characters from A-Z a-z 0-9 . _ : -).') })
 const errors = { ...standardErrorResponses, 404: errorResponseSchema }
@@ -21,11 +21,11 @@ const summarizerField = z
   })
   .describe('Model that writes `llm` mode summaries. Keys and base URLs come only from server configuration.')
 
-const systemValue = z.union([z.string().max(1_000_000), z.array(z.unknown()).max(1_000)])
+const systemValue = storable(z.union([z.string().max(1_000_000), z.array(z.unknown()).max(1_000)]))
 
 const settingsFields = {
   format: formatField.describe("Format of the session's messages (openai, anthropic, ai-sdk). Set by the first append when omitted; it cannot change once messages are stored."),
-  model: modelField.describe('Model the session talks to: sets token counting and the default /context budget. Default: DEFAULT_MODEL.'),
+  model: storable(modelField).describe('Model the session talks to: sets token counting and the default /context budget. Default: DEFAULT_MODEL.'),
   windowMessages: z
     .int()
     .min(1)
@@ -124,7 +124,7 @@ const appendBody = z
   .strictObject({
     messages: messagesField.min(1).describe('The exchange(s) to append, oldest first, in the session\'s format. A `timestamp` (or `createdAt`) on a message dates it for aging; otherwise the append time does.'),
     format: formatField,
-    system: z.unknown().optional().describe("Anthropic-style top-level system prompt; stored as the session's system prompt."),
+    system: storable(z.unknown()).optional().describe("Anthropic-style top-level system prompt; stored as the session's system prompt."),
   })
   .describe('Messages to append to the session.')
   .meta({
@@ -211,9 +211,7 @@ const summarySchema = z
 
 const putSummaryBody = z
   .strictObject({
-    content: z
-      .string()
-      .max(4_000_000)
+    content: storable(z.string().max(4_000_000))
       .describe(
         'The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one are dated now. Must fit the session\'s summaryBudget.',
       ),

@@ -14,7 +14,8 @@ import type { Config } from './config.ts'
 import type { DatabaseHandle } from './db/database.ts'
 import authPlugin from './plugins/auth.ts'
 import databasePlugin from './plugins/database.ts'
-import errorsPlugin from './plugins/errors.ts'
+import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/errors.ts'
+import inputGuardsPlugin from './plugins/input-guards.ts'
 import metricsPlugin from './plugins/metrics.ts'
 import providersPlugin from './plugins/providers.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
@@ -49,6 +50,14 @@ export const LOG_REDACT_PATHS = [
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
 
+/**
+ * Longest path parameter the router accepts, in URL characters (fastify's default is
+ * 100). Session ids are 1-200 characters, and a client may percent-encode every one of
+ * them (":" as %3A): 3 × 200. Anything from 201 characters on reaches the route's
+ * schema and is a 400 naming params.id; only longer URLs are a 414.
+ */
+export const MAX_PARAM_LENGTH = 600
+
 export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   const { config } = opts
   const app = Fastify({
@@ -60,7 +69,12 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
     },
     requestIdHeader: false,
-    return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Fastify's own early errors, in the API's error shape (src/plugins/errors.ts).
+    frameworkErrors,
+    clientErrorHandler,
+    // The errors plugin answers 503 itself while closing, in the error shape.
+    return503OnClosing: false,
   })
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(fastSerializerCompiler as never)
@@ -74,6 +88,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   })
 
   await app.register(errorsPlugin)
+  await app.register(inputGuardsPlugin)
   await app.register(databasePlugin, { config, database: opts.database })
   await app.register(providersPlugin, { config })
   await app.register(authPlugin)

@@ -106,6 +106,42 @@ t.test('force compacts a conversation that already fits', async (t) => {
   t.same(body.messages.slice(-4), conv.messages.slice(-4), 'keepRecent messages verbatim')
 })
 
+t.test('force on a conversation smaller than any compaction: 200, unchanged, and says why', async (t) => {
+  const { app } = await buildTestApp(t)
+  const messages = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'ok' }]
+  for (const extra of [{}, { targetTokens: 100 }, { targetTokens: 100, strategy: 'rules' }, { keepRecent: 0 }]) {
+    const res = await app.inject({ method: 'POST', url: '/compact', payload: { messages, force: true, ...extra } })
+    t.equal(res.statusCode, 200, JSON.stringify(extra))
+    const body = res.json()
+    t.equal(body.compacted, false)
+    t.match(body.reason, /already (fits|smaller)|would not make the conversation smaller/, body.reason)
+    t.same(body.messages, messages, 'returned as sent')
+    t.notOk(body.checkpoint)
+  }
+  // Stored nothing under a session either.
+  const named = await app.inject({ method: 'POST', url: '/compact', payload: { messages, force: true, targetTokens: 100, sessionId: 'tiny-force' } })
+  t.equal(named.statusCode, 200)
+  t.equal((await app.inject({ method: 'GET', url: '/sessions/tiny-force/checkpoints' })).statusCode, 404)
+  // A conversation over the target that cannot reach it is still the 422.
+  const conv = session('openai', 20, 3000)
+  t.equal((await app.inject({ method: 'POST', url: '/compact', payload: { ...conv, force: true, targetTokens: 100 } })).statusCode, 422)
+})
+
+t.test('reserves that leave no room are a 400 naming the fields, as on /estimate', async (t) => {
+  const { app } = await buildTestApp(t)
+  const messages = [{ role: 'user', content: 'hi' }]
+  const res = await app.inject({ method: 'POST', url: '/compact', payload: { messages, contextLimit: 1000, outputReserve: 5000 } })
+  t.equal(res.statusCode, 400)
+  t.equal(res.json().error, 'validation_error')
+  t.same(res.json().issues.map((i: { path: string }) => i.path).sort(), ['body.contextLimit', 'body.outputReserve'])
+  // Even with an explicit target the request contradicts itself.
+  const withTarget = await app.inject({ method: 'POST', url: '/compact', payload: { messages, contextLimit: 1000, outputReserve: 5000, targetTokens: 500 } })
+  t.equal(withTarget.statusCode, 400)
+  // gpt-4 with the default reserves: a 400 naming the model, unless targetTokens is given.
+  t.same((await app.inject({ method: 'POST', url: '/compact', payload: { messages, model: 'gpt-4' } })).json().issues.map((i: { path: string }) => i.path), ['body.model'])
+  t.equal((await app.inject({ method: 'POST', url: '/compact', payload: { messages, model: 'gpt-4', targetTokens: 4000 } })).statusCode, 200)
+})
+
 for (const format of FORMATS) {
   t.test(`${format}: a long session fits targetTokens, ends and system intact, pairing valid`, async (t) => {
     const { app } = await buildTestApp(t)
@@ -280,7 +316,7 @@ t.test('summarizer: only provider and model; baseURL, apiKey, url are refused be
     })
     t.equal(res.statusCode, 400, `${field} is refused`)
     t.equal(res.json().error, 'validation_error')
-    t.equal(res.json().issues[0].path, 'body.summarizer')
+    t.equal(res.json().issues[0].path, `body.summarizer.${field}`, 'the unknown field is named')
     t.match(res.json().message, new RegExp(field), `the message names ${field}`)
   }
   const topLevel = await app.inject({ method: 'POST', url: '/compact', payload: { ...conv, strategy: ['llm'], baseURL: 'http://evil.example' } })

@@ -187,3 +187,27 @@ t.test('provider method without a key, or with the provider unreachable, falls b
   t.equal(res2.method, 'heuristic')
   t.match(res2.fallback.reason, /unreachable/)
 })
+
+t.test('reserves that leave no room are a 400 naming the fields, not a threshold of 0', async (t) => {
+  const { app } = await buildTestApp(t)
+  const messages = [{ role: 'user', content: 'hello' }]
+  const res = await app.inject({ method: 'POST', url: '/estimate', payload: { messages, contextLimit: 1000, outputReserve: 5000 } })
+  t.equal(res.statusCode, 400)
+  const body = res.json()
+  t.equal(body.error, 'validation_error')
+  t.same(body.issues.map((i: { path: string }) => i.path).sort(), ['body.contextLimit', 'body.outputReserve'])
+  t.match(body.message, /leave no room/)
+  t.ok(body.requestId)
+  // A threshold percentage that rounds the room down to 0 tokens is named too.
+  const tiny = await app.inject({ method: 'POST', url: '/estimate', payload: { messages, contextLimit: 11_002, thresholdPercent: 0.1 } })
+  t.equal(tiny.statusCode, 400)
+  t.same(tiny.json().issues.map((i: { path: string }) => i.path).sort(), ['body.contextLimit', 'body.thresholdPercent'])
+  // A model whose window the server's default reserves fill (gpt-4: 8,192 < 11,000) names the model.
+  const small = await app.inject({ method: 'POST', url: '/estimate', payload: { messages, model: 'gpt-4' } })
+  t.equal(small.statusCode, 400)
+  t.same(small.json().issues.map((i: { path: string }) => i.path), ['body.model'])
+  // One token of room is enough.
+  const one = await app.inject({ method: 'POST', url: '/estimate', payload: { messages, contextLimit: 11_001, thresholdPercent: 1 } })
+  t.equal(one.statusCode, 200)
+  t.equal(one.json().threshold, 1)
+})

@@ -2,7 +2,10 @@
  * Maps every failure to the API's JSON error shape. Client mistakes are 4xx with a
  * stable code; anything unexpected is a logged 500 that leaks no internals.
  */
-import type { FastifyError, FastifyInstance } from 'fastify'
+import { randomUUID } from 'node:crypto'
+import http from 'node:http'
+import type { Socket } from 'node:net'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
 import { isDatabaseUnavailable } from '../db/database.ts'
@@ -18,19 +21,90 @@ function formatPath(instancePath: string, root: string): string {
   return out
 }
 
+/** Zod's issues as API issues: an unknown key is one issue per key, at the key's own path. */
+function validationIssues(validation: { instancePath: string; message?: string; keyword?: string; params?: Record<string, unknown> }[], root: string): ErrorIssue[] {
+  const issues: ErrorIssue[] = []
+  for (const v of validation) {
+    const keys = v.params?.keys
+    if (v.keyword === 'unrecognized_keys' && Array.isArray(keys) && keys.length > 0) {
+      const base = formatPath(v.instancePath, root)
+      for (const key of keys) issues.push({ path: `${base}.${String(key)}`, message: root === 'querystring' ? 'unknown query parameter' : 'unknown field' })
+    } else {
+      issues.push({ path: formatPath(v.instancePath, root), message: v.message ?? 'invalid' })
+    }
+  }
+  return issues
+}
+
+/**
+ * Errors fastify raises before a request reaches a route, so before the error handler
+ * (the Fastify `frameworkErrors` option): a malformed percent-encoding (400) and a path
+ * parameter over the router's maxParamLength (414). Same shape as every other error.
+ */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const requestId = req.id
+  reply.header('x-request-id', requestId)
+  switch (err.code) {
+    case 'FST_ERR_BAD_URL':
+      reply.code(400).send({ error: 'bad_url', message: 'the URL is not valid: a percent-encoded sequence does not decode', requestId })
+      return
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      reply.code(414).send({ error: 'uri_too_long', message: 'a path parameter is too long (session ids are 1-200 characters)', requestId })
+      return
+    default:
+      req.log.error({ err }, 'framework error')
+      reply.code(500).send({ error: 'internal_error', message: 'internal server error', requestId })
+  }
+}
+
+/**
+ * Malformed HTTP that never becomes a request (node's 'clientError': a bad request line,
+ * oversized headers, a timeout). There is no request id yet, so one is made for the body.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, error, message] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'request_timeout', 'the request was not received in time']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large', 'the request headers exceed the maximum size']
+        : [400, 'bad_request', 'the request is not valid HTTP']
+  const requestId = randomUUID()
+  const body = JSON.stringify({ error, message, requestId })
+  this.log.debug({ err: { code: err.code, message: err.message }, requestId }, 'client error')
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nx-request-id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy(err)
+}
+
 export default fp(async function errorsPlugin(app: FastifyInstance) {
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({ error: 'not_found', message: `no route for ${req.method} ${req.url.split('?')[0]}`, requestId: req.id })
+  })
+
+  // Requests that arrive while the server drains get a 503 in the error shape (instead of
+  // fastify's return503OnClosing body, which has no requestId): app.ts turns that off.
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onRequest', async (req, reply) => {
+    if (!closing) return
+    return reply
+      .code(503)
+      .header('connection', 'close')
+      .header('retry-after', '5')
+      .send({ error: 'shutting_down', message: 'this instance is shutting down; retry (another instance will answer)', requestId: req.id })
   })
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const requestId = req.id
     if (hasZodFastifySchemaValidationErrors(err)) {
       const root = err.validationContext ?? 'body'
-      const issues: ErrorIssue[] = err.validation.map((v) => ({
-        path: formatPath(v.instancePath, root),
-        message: v.message ?? 'invalid',
-      }))
+      const issues = validationIssues(err.validation as Parameters<typeof validationIssues>[0], root)
       return reply.code(400).send({
         error: 'validation_error',
         message: issues.map((i) => `${i.path}: ${i.message}`).join('; '),

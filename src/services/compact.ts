@@ -8,7 +8,6 @@ import type { Kysely } from 'kysely'
 import { insertCheckpoint, latestRound } from '../checkpoints/repository.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/schema.ts'
-import { compactionThreshold } from '../engine/budget.ts'
 import { compact, CompactionError } from '../engine/compaction/compact.ts'
 import { llmSummarizer } from '../engine/compaction/summarizers/llm.ts'
 import {
@@ -28,7 +27,7 @@ import type { CanonicalMessage, MessageFormat } from '../engine/messages/canonic
 import { parseConversation, serializeConversation } from '../engine/messages/index.ts'
 import { ApiError } from '../errors.ts'
 import type { SummarizerProvider, SummarizerRegistry } from '../providers/summarizer-clients.ts'
-import { defaultCounter, modelFor, thresholdSettings } from './estimate.ts'
+import { defaultCounter, givenThresholdFields, modelFor, thresholdOrRefuse } from './estimate.ts'
 
 /** clearToolInputs: true shortens tool-call arguments over this many tokens. */
 export const CLEAR_TOOL_INPUTS_DEFAULT_TOKENS = 200
@@ -122,8 +121,10 @@ export async function compactConversation(ctx: CompactContext, input: CompactReq
   const format = conversation.format
   const model = modelFor(config, input.model, input.contextLimit)
   const counter = defaultCounter(model)
-  const threshold = compactionThreshold(model.contextLimit, thresholdSettings(config, input))
-  const targetTokens = input.targetTokens ?? threshold
+  // The threshold is the default target; settings that leave it no room are a 400 even
+  // with an explicit target, since the request then contradicts itself.
+  if (input.targetTokens !== undefined && givenThresholdFields(input).length > 0) thresholdOrRefuse(config, model, input)
+  const targetTokens = input.targetTokens ?? thresholdOrRefuse(config, model, input)
 
   // A separate `system` with OpenAI / AI SDK messages counts toward the budget (as in
   // /estimate) and is returned as given: it rides along as a pinned leading message.
@@ -235,7 +236,13 @@ function locateSummary(messages: readonly unknown[], text: string): number {
   return -1
 }
 
-/** compact() with the service's error handling: a client that went away is a 499, not a 500. */
+/**
+ * compact() with the service's error handling: a client that went away is a 499, not a
+ * 500; and `force` on a conversation that already fits the target, where even the
+ * smallest compaction (a summary and the last turn) would be larger, is no failure: the
+ * conversation comes back unchanged (200, compacted: false) with the reason, rather than
+ * the engine's 422 "cannot fit N tokens" about a target the input already meets.
+ */
 async function runCompact(
   ctx: CompactContext,
   input: { messages: CanonicalMessage[]; options: CompactOptions; counter: ReturnType<typeof defaultCounter>; llm?: Summarizer },
@@ -244,6 +251,22 @@ async function runCompact(
     return await compact({ ...input, signal: ctx.signal })
   } catch (err) {
     if (ctx.signal?.aborted) throw new ApiError(499, 'client_closed_request', 'the client closed the request before compaction finished')
+    const { options } = input
+    if (err instanceof CompactionError && err.code === 'budget_unreachable' && options.force) {
+      const before = err.details.tokensBefore
+      const minimum = err.details.minimumTokens
+      if (typeof before === 'number' && before <= options.targetTokens) {
+        // Unforced, the engine returns the input as it is (repairs applied), in the caller's format.
+        const unchanged = await compact({ ...input, options: { ...options, force: false }, signal: ctx.signal })
+        if (!unchanged.compacted) {
+          const smallest = typeof minimum === 'number' ? ` (a summary and the last turn alone need at least ${minimum})` : ''
+          return {
+            ...unchanged,
+            reason: `force: the conversation (${before} tokens) already fits targetTokens ${options.targetTokens} and is smaller than any compaction of it could be${smallest}; returned unchanged`,
+          }
+        }
+      }
+    }
     throw err
   }
 }

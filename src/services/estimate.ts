@@ -3,7 +3,7 @@
  * compare with the model's compaction threshold.
  */
 import type { Config } from '../config.ts'
-import { compactionThreshold, type ThresholdSettings } from '../engine/budget.ts'
+import { availableTokens, compactionThreshold, type ThresholdSettings } from '../engine/budget.ts'
 import type { CanonicalMessage, MessageFormat } from '../engine/messages/canonical.ts'
 import { parseConversation, serializeConversation } from '../engine/messages/index.ts'
 import { resolveModel, type ModelInfo } from '../engine/models/registry.ts'
@@ -62,6 +62,33 @@ export function modelFor(config: Config, modelId: string | undefined, contextLim
   return contextLimit ? { ...info, contextLimit } : info
 }
 
+const THRESHOLD_FIELDS = ['contextLimit', 'systemReserve', 'outputReserve', 'safetyBuffer', 'thresholdPercent'] as const
+
+/** The threshold settings a request gives (as opposed to the server's defaults). */
+export function givenThresholdFields(input: Partial<Record<(typeof THRESHOLD_FIELDS)[number], unknown>>): (typeof THRESHOLD_FIELDS)[number][] {
+  return THRESHOLD_FIELDS.filter((f) => input[f] !== undefined)
+}
+
+/**
+ * The compaction threshold, or a 400 when it leaves no room (0 tokens): the reserves fill
+ * the window, or thresholdPercent rounds what is left down to nothing. The issues name the
+ * fields the request gave (they contradict each other), or `body.model` when it gave none
+ * (the model's window is smaller than the server's default reserves, e.g. gpt-4's 8,192).
+ */
+export function thresholdOrRefuse(config: Config, model: ModelInfo, input: Partial<ThresholdSettings> & { contextLimit?: number }): number {
+  const settings = thresholdSettings(config, input)
+  const threshold = compactionThreshold(model.contextLimit, settings)
+  if (threshold >= 1) return threshold
+  const given = givenThresholdFields(input)
+  const room = availableTokens(model.contextLimit, settings)
+  const sum = `contextLimit ${model.contextLimit} − systemReserve ${settings.systemReserve} − outputReserve ${settings.outputReserve} − safetyBuffer ${settings.safetyBuffer}`
+  const why = room === 0 ? `${sum} leaves no room for the conversation` : `${sum} leaves ${room} tokens, and thresholdPercent ${settings.thresholdPercent} of that is less than 1 token`
+  const fix = given.length > 0 ? 'raise contextLimit or lower the reserves' : `the model "${model.id}" has a ${model.contextLimit}-token window, smaller than the default reserves: give contextLimit, systemReserve, outputReserve or safetyBuffer`
+  const message = `the threshold settings leave no room: ${why}; ${fix}`
+  const paths = given.length > 0 ? given.map((f) => `body.${f}`) : ['body.model']
+  throw new ApiError(400, 'validation_error', message, paths.map((path) => ({ path, message: 'leaves no room for the conversation (threshold 0 tokens)' })))
+}
+
 /** The counter a model gets by default: exact for OpenAI encodings, else heuristic with margin. */
 export function defaultCounter(model: ModelInfo, method?: 'tokenizer' | 'heuristic'): TokenCounter {
   if (method === 'heuristic') return heuristicCounter(!model.encoding)
@@ -86,6 +113,8 @@ function withSystem(messages: CanonicalMessage[], format: MessageFormat, system:
 export async function estimate(config: Config, input: EstimateInput, providerCounter: ProviderTokenCounter): Promise<EstimateResult> {
   const conversation = parseConversation(input.messages, { format: input.format, system: input.system })
   const model = modelFor(config, input.model, input.contextLimit)
+  // Before counting: a request whose settings leave no room is refused cheaply.
+  const threshold = thresholdOrRefuse(config, model, input)
   const messages = withSystem(conversation.messages, conversation.format, input.system, conversation.anthropicSystem !== undefined)
 
   let method: EstimateMethod
@@ -116,7 +145,6 @@ export async function estimate(config: Config, input: EstimateInput, providerCou
 
   const counted = countConversation(messages, counter, input.tools, model.encoding)
   const totalTokens = providerTotal ?? counted.totalTokens
-  const threshold = compactionThreshold(model.contextLimit, thresholdSettings(config, input))
   return {
     model: model.id,
     modelKnown: model.known,

@@ -1,0 +1,224 @@
+/**
+ * Issue 10, "Nothing lost, never a 500": input a client can send is a 4xx in the one
+ * error shape, never a 500 — deep nesting, long session ids, query strings, fastify's
+ * own errors (414, 404, 415, 413, bad URLs, malformed JSON), the 429 message.
+ */
+import t, { type Test } from 'tap'
+import type { InjectOptions } from 'fastify'
+import { MAX_JSON_DEPTH } from '../src/plugins/input-guards.ts'
+import { buildTestApp } from './helpers/build.ts'
+
+interface Injected {
+  statusCode: number
+  body: string
+  headers: Record<string, unknown>
+}
+
+/** The one error shape: `{ error, message, issues?, requestId }`, requestId echoed in x-request-id. */
+function assertErrorShape(t: Test, res: Injected, label: string): Record<string, unknown> {
+  let body: Record<string, unknown> = {}
+  try {
+    body = JSON.parse(res.body)
+  } catch {
+    t.fail(`${label}: body is not JSON: ${res.body.slice(0, 200)}`)
+    return body
+  }
+  t.type(body.error, 'string', `${label}: error`)
+  t.type(body.message, 'string', `${label}: message`)
+  t.type(body.requestId, 'string', `${label}: requestId`)
+  t.equal(body.requestId, res.headers['x-request-id'], `${label}: requestId is the x-request-id`)
+  t.notOk('statusCode' in body || 'code' in body, `${label}: none of fastify's own fields`)
+  if (body.issues !== undefined) {
+    t.ok(Array.isArray(body.issues) && (body.issues as unknown[]).every((i) => typeof (i as { path?: unknown }).path === 'string' && typeof (i as { message?: unknown }).message === 'string'), `${label}: issues are {path, message}`)
+  }
+  return body
+}
+
+/** JSON text of `{"a":{"a":…"x"…}}`, `levels` objects deep, without building it (JSON.stringify would overflow). */
+const nestedObjects = (levels: number) => '{"a":'.repeat(levels) + '"x"' + '}'.repeat(levels)
+const nestedArrays = (levels: number) => '['.repeat(levels) + '1' + ']'.repeat(levels)
+
+/** A request body whose tool-call input is the raw JSON `input`, in AI SDK or Anthropic form. */
+function toolCallBody(form: 'ai-sdk' | 'anthropic', input: string): string {
+  const marker = '"__INPUT__"'
+  const messages =
+    form === 'ai-sdk'
+      ? [
+          { role: 'user', content: 'run it' },
+          { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'run', input: '__INPUT__' }] },
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'run', output: { type: 'text', value: 'ok' } }] },
+        ]
+      : [
+          { role: 'user', content: 'run it' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'run', input: '__INPUT__' }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'ok' }] },
+        ]
+  return JSON.stringify({ messages }).replace(marker, input)
+}
+
+const json = { 'content-type': 'application/json' }
+
+t.test('deep nesting is a 400 naming the too-deep value, on every route that takes messages', async (t) => {
+  const { app } = await buildTestApp(t)
+  for (const form of ['ai-sdk', 'anthropic'] as const) {
+    for (const url of ['/estimate', '/compact', `/sessions/deep-${form}/messages`]) {
+      for (const [shape, input] of [['objects', nestedObjects(5000)], ['arrays', nestedArrays(5000)]] as const) {
+        const res = await app.inject({ method: 'POST', url, headers: json, payload: toolCallBody(form, input) })
+        const label = `${form} ${shape} ${url}`
+        t.equal(res.statusCode, 400, label)
+        const body = assertErrorShape(t, res, label)
+        t.equal(body.error, 'nesting_too_deep', label)
+        const path = (body.issues as { path: string }[])[0]!.path
+        t.ok(path.startsWith('body.messages[1].content[0].input'), `${label}: path ${path.slice(0, 60)}…`)
+        t.match(body.message, new RegExp(`${MAX_JSON_DEPTH} levels`), `${label}: the limit is stated`)
+      }
+    }
+  }
+  // Nothing was stored by the refused appends.
+  t.equal((await app.inject({ method: 'GET', url: '/sessions/deep-anthropic' })).statusCode, 404)
+})
+
+t.test(`the depth limit is exactly ${MAX_JSON_DEPTH} levels, counting the body as level 1`, async (t) => {
+  const { app } = await buildTestApp(t)
+  // body(1) → messages(2) → message(3) → content(4) → part(5) → input(6) → …
+  const extra = MAX_JSON_DEPTH - 6
+  const ok = await app.inject({ method: 'POST', url: '/estimate', headers: json, payload: toolCallBody('anthropic', nestedObjects(extra + 1)) })
+  t.equal(ok.statusCode, 200, `${MAX_JSON_DEPTH} levels are accepted`)
+  const over = await app.inject({ method: 'POST', url: '/estimate', headers: json, payload: toolCallBody('anthropic', nestedObjects(extra + 2)) })
+  t.equal(over.statusCode, 400, `${MAX_JSON_DEPTH + 1} are not`)
+  t.equal(over.json().issues[0].path, 'body.messages[1].content[0].input' + '.a'.repeat(extra + 1))
+  // A deep top-level value (not in messages) is named too.
+  const system = await app.inject({ method: 'POST', url: '/estimate', headers: json, payload: `{"messages":[],"system":${nestedArrays(100)}}` })
+  t.equal(system.statusCode, 400)
+  t.equal(system.json().issues[0].path, 'body.system' + '[0]'.repeat(MAX_JSON_DEPTH - 1))
+})
+
+t.test('session ids of 1-200 characters work on every route; longer ones are a 400 or 414 in the error shape', async (t) => {
+  const { app } = await buildTestApp(t)
+  for (const id of ['a'.repeat(101), 'A1._:-'.repeat(33) + 'zz', 'x'.repeat(200)]) {
+    t.equal(id.length > 100 && id.length <= 200, true)
+    const compact = await app.inject({ method: 'POST', url: '/compact', payload: { sessionId: id, force: true, keepRecent: 1, targetTokens: 2000, messages: longConversation() } })
+    t.equal(compact.statusCode, 200, `compact with a ${id.length}-character id`)
+    t.ok(compact.json().checkpoint, 'a checkpoint was stored')
+    for (const path of ['/checkpoints', '/checkpoints/1', '/stats']) {
+      const res = await app.inject({ method: 'GET', url: `/sessions/${id}${path}` })
+      t.equal(res.statusCode, 200, `GET /sessions/<${id.length}>${path}`)
+    }
+    t.equal((await app.inject({ method: 'PUT', url: `/sessions/${id}`, payload: {} })).statusCode, 201)
+    const append = await app.inject({ method: 'POST', url: `/sessions/${id}/messages`, payload: { messages: [{ role: 'user', content: 'hi' }] } })
+    t.equal(append.statusCode, 200)
+    for (const path of ['', '/summary', '/context', '/continuation']) {
+      const res = await app.inject({ method: 'GET', url: `/sessions/${id}${path}` })
+      t.equal(res.statusCode, 200, `GET /sessions/<${id.length}>${path}`)
+    }
+    t.equal((await app.inject({ method: 'POST', url: `/sessions/${id}/summary/refresh` })).statusCode, 202)
+    t.equal((await app.inject({ method: 'DELETE', url: `/sessions/${id}` })).statusCode, 204, `DELETE /sessions/<${id.length}>`)
+  }
+  // Percent-encoded ':' (3 characters each in the URL) still routes.
+  const colons = ':'.repeat(200)
+  t.equal((await app.inject({ method: 'PUT', url: `/sessions/${encodeURIComponent(colons)}`, payload: {} })).statusCode, 201)
+  t.equal((await app.inject({ method: 'GET', url: `/sessions/${encodeURIComponent(colons)}` })).json().id, colons)
+
+  const tooLong = await app.inject({ method: 'GET', url: `/sessions/${'b'.repeat(201)}` })
+  t.equal(tooLong.statusCode, 400)
+  t.equal(assertErrorShape(t, tooLong, '201 characters').error, 'validation_error')
+  t.equal(tooLong.json().issues[0].path, 'params.id')
+  const absurd = await app.inject({ method: 'DELETE', url: `/sessions/${'b'.repeat(5000)}` })
+  t.equal(absurd.statusCode, 414)
+  t.equal(assertErrorShape(t, absurd, '5000 characters').error, 'uri_too_long')
+})
+
+t.test("fastify's own errors use the one error shape with a requestId", async (t) => {
+  const { app } = await buildTestApp(t, { config: { BODY_LIMIT_BYTES: 4096 } })
+  const cases: [string, InjectOptions, number, string][] = [
+    ['unknown route', { method: 'GET', url: '/nope' }, 404, 'not_found'],
+    ['unknown method', { method: 'PATCH', url: '/estimate' }, 404, 'not_found'],
+    ['bad percent-encoding', { method: 'GET', url: '/sessions/%E0%A4%A' }, 400, 'bad_url'],
+    ['too long a parameter', { method: 'GET', url: `/sessions/${'c'.repeat(3000)}/context` }, 414, 'uri_too_long'],
+    ['wrong content-type', { method: 'POST', url: '/estimate', headers: { 'content-type': 'text/plain' }, payload: 'hi' }, 415, 'unsupported_media_type'],
+    ['no content-type', { method: 'POST', url: '/estimate', headers: { 'content-type': '' }, payload: '{"messages":[]}' }, 415, 'unsupported_media_type'],
+    ['too large', { method: 'POST', url: '/estimate', headers: json, payload: JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(5000) }] }) }, 413, 'payload_too_large'],
+    ['malformed JSON', { method: 'POST', url: '/compact', headers: json, payload: '{"messages": [' }, 400, 'invalid_json'],
+    ['empty JSON', { method: 'POST', url: '/compact', headers: json, payload: '' }, 400, 'invalid_json'],
+    ['prototype poisoning', { method: 'POST', url: '/estimate', headers: json, payload: '{"messages":[],"__proto__":{"x":1}}' }, 400, 'invalid_json'],
+    ['JSON null body', { method: 'POST', url: '/estimate', headers: json, payload: 'null' }, 400, 'validation_error'],
+    ['bad header', { method: 'POST', url: '/sessions/h/messages', headers: { 'idempotency-key': 'k'.repeat(300) }, payload: { messages: [{ role: 'user', content: 'a' }] } }, 400, 'validation_error'],
+  ]
+  for (const [label, req, status, code] of cases) {
+    const res = await app.inject(req)
+    t.equal(res.statusCode, status, label)
+    t.equal(assertErrorShape(t, res, label).error, code, label)
+  }
+})
+
+t.test('query strings are strict: unknown and repeated parameters are a 400 naming them', async (t) => {
+  const { app } = await buildTestApp(t)
+  await app.inject({ method: 'POST', url: '/sessions/q/messages', payload: { messages: [{ role: 'user', content: 'hi' }] } })
+  const unknown: [string, string, unknown?][] = [
+    ['POST', '/estimate?foo=1', { messages: [] }],
+    ['POST', '/compact?dryrun=true', { messages: [] }],
+    ['GET', '/sessions/q?x=1'],
+    ['GET', '/sessions/q/context?budjet=100'],
+    ['GET', '/sessions/q/checkpoints?cursor=a&page=2'],
+    ['GET', '/healthz?x=1'],
+  ]
+  for (const [method, url, payload] of unknown) {
+    const res = await app.inject({ method: method as 'GET', url, ...(payload ? { payload: payload as object } : {}) })
+    t.equal(res.statusCode, 400, url)
+    const body = assertErrorShape(t, res, url)
+    const name = url.split('?')[1]!.split('&').pop()!.split('=')[0]!
+    t.same((body.issues as { path: string }[]).map((i) => i.path), [`querystring.${name}`], url)
+  }
+  const twice = await app.inject({ method: 'GET', url: '/sessions/q/context?budget=100&budget=200' })
+  t.equal(twice.statusCode, 400)
+  t.equal(assertErrorShape(t, twice, 'twice').error, 'validation_error')
+  t.same(twice.json().issues, [{ path: 'querystring.budget', message: 'given 2 times; give it once' }])
+  t.notMatch(twice.body, /NaN/)
+  const ok = await app.inject({ method: 'GET', url: '/sessions/q/context?budget=5000&format=anthropic' })
+  t.equal(ok.statusCode, 200, 'known parameters, once each, still work')
+})
+
+t.test('the 429 message gives the real window and when to retry', async (t) => {
+  const { app } = await buildTestApp(t, { config: { RATE_LIMIT_MAX: 2, RATE_LIMIT_WINDOW_MS: 60_000 } })
+  const call = () => app.inject({ method: 'POST', url: '/estimate', payload: { messages: [] } })
+  await call()
+  await call()
+  const limited = await call()
+  t.equal(limited.statusCode, 429)
+  const body = assertErrorShape(t, limited, '429')
+  t.equal(body.error, 'rate_limited')
+  const retry = Number(limited.headers['retry-after'])
+  t.ok(retry > 0 && retry <= 60, `Retry-After ${retry}`)
+  t.match(body.message, /2 requests per 60 s\b/, body.message as string)
+  t.match(body.message, new RegExp(`retry after ${retry} s`))
+  t.equal(body.retryAfterSeconds, retry)
+})
+
+/** Enough to compact: a task, ten tool round trips with long outputs, a closing answer. */
+function longConversation(): Record<string, unknown>[] {
+  const messages: Record<string, unknown>[] = [{ role: 'user', content: 'Fix the failing test in src/db.ts' }]
+  for (let i = 0; i < 10; i++) {
+    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: `cat src/file${i}.ts` }) } }] })
+    messages.push({ role: 'tool', tool_call_id: `call_${i}`, content: `export const value${i} = ${i}\n`.repeat(60) })
+  }
+  messages.push({ role: 'assistant', content: 'Done: the test passes.' })
+  return messages
+}
+
+t.test('strings a session would store as text or jsonb must be valid Unicode; messages keep lone surrogates', async (t) => {
+  const { app } = await buildTestApp(t)
+  const settings = await app.inject({ method: 'PUT', url: '/sessions/u1', payload: { model: 'gpt-4o\ud800' } })
+  t.equal(settings.statusCode, 400, 'a lone surrogate in settings was a 500 (jsonb refuses it)')
+  t.equal(assertErrorShape(t, settings, 'settings').error, 'validation_error')
+  t.equal(settings.json().issues[0].path, 'body.model')
+  const system = await app.inject({ method: 'PUT', url: '/sessions/u1', payload: { system: [{ type: 'text', text: 'be \udc00 brief' }] } })
+  t.equal(system.statusCode, 400)
+  t.equal(system.json().issues[0].path, 'body.system[0].text')
+  const summary = await app.inject({ method: 'PUT', url: '/sessions/u1/summary', payload: { content: '## Previously in This Session\n1. a\ud83d\n' } })
+  t.equal(summary.statusCode, 400, 'text storage would replace it with U+FFFD')
+  t.equal(summary.json().issues[0].path, 'body.content')
+  const messages = [{ role: 'user', content: 'emoji cut in half: \ud83d' }, { role: 'assistant', content: 'NUL \u0000 and a pair 🚀' }]
+  t.equal((await app.inject({ method: 'POST', url: '/sessions/u1/messages', payload: { messages } })).statusCode, 200)
+  const context = await app.inject({ method: 'GET', url: '/sessions/u1/context' })
+  t.equal(JSON.stringify(context.json().messages), JSON.stringify(messages), 'messages read back byte for byte')
+})
