@@ -9,7 +9,7 @@ import { digestOf } from '../facts/digest-cache.ts'
 import { classifyForLog } from '../facts/events.ts'
 import { importanceOfDigest, IMPORTANCE } from '../facts/importance.ts'
 import { clipKeepingPaths } from '../facts/text.ts'
-import { digestToolCall, stripHeredocBodies, type ToolDigest } from '../facts/tools.ts'
+import { digestToolCall, extractErrorLine, stripHeredocBodies, type ToolDigest } from '../facts/tools.ts'
 
 /** Characters kept of an agent's end-of-turn report. */
 const REPORT_CHARS = 500
@@ -44,8 +44,9 @@ export function segmentLogLines(
       add(`- ${logLineOf(d)}`, importanceOfDigest(d))
     } else {
       for (const c of toolCallsOf(event.message)) {
-        const d = digestOf(c.name, c.argsText, results.get(c.id), opts.preserveErrorDetails)
-        add(`- ${logLineOf(d)}`, importanceOfDigest(d))
+        const result = results.get(c.id)
+        const d = digestOf(c.name, c.argsText, result, opts.preserveErrorDetails)
+        add(`- ${logLineOf(d)}${printedError(d, result?.text)}`, importanceOfDigest(d))
       }
     }
   }
@@ -65,6 +66,16 @@ export function logLineOf(d: ToolDigest): string {
         ? ` (${clipKeepingPaths(d.change, 100)})`
         : ''
   return `${d.tool}${target}${outcome}${error}${extra}`
+}
+
+/**
+ * A command that succeeded but printed an error signature (a reproduction script showing
+ * the bug's traceback) is not a failure, yet what it printed is the symptom: say so.
+ */
+function printedError(d: ToolDigest, output: string | undefined): string {
+  if (d.status === 'error' || d.kind !== 'shell' || !output) return ''
+  const line = extractErrorLine(output)
+  return line ? ` (printed: ${clipKeepingPaths(line, 140)})` : ''
 }
 
 /** Lines of the action log an earlier compactd round left in its summary message. */
