@@ -21,7 +21,14 @@ const summarizerField = z
   })
   .describe('Model that writes `llm` mode summaries. Keys and base URLs come only from server configuration.')
 
-const systemValue = storable(z.union([z.string().max(1_000_000), z.array(z.unknown()).max(1_000)]))
+/**
+ * A system prompt as GET /context sends it: a string, or Anthropic text blocks (other
+ * block fields, e.g. cache_control, are kept). Anything else was stored and then failed
+ * every /context read (a number was a 500), so it is refused when written.
+ */
+const systemValue = storable(
+  z.union([z.string().max(1_000_000), z.array(z.looseObject({ type: z.literal('text'), text: z.string() })).max(1_000)]),
+)
 
 const settingsFields = {
   format: formatField.describe("Format of the session's messages (openai, anthropic, ai-sdk). Set by the first append when omitted; it cannot change once messages are stored."),
@@ -124,7 +131,7 @@ const appendBody = z
   .strictObject({
     messages: messagesField.min(1).describe('The exchange(s) to append, oldest first, in the session\'s format. A `timestamp` (or `createdAt`) on a message dates it for aging; otherwise the append time does.'),
     format: formatField,
-    system: storable(z.unknown()).optional().describe("Anthropic-style top-level system prompt; stored as the session's system prompt."),
+    system: systemValue.optional().describe("Anthropic-style top-level system prompt (a string or text blocks); stored as the session's system prompt."),
   })
   .describe('Messages to append to the session.')
   .meta({

@@ -222,3 +222,19 @@ t.test('strings a session would store as text or jsonb must be valid Unicode; me
   const context = await app.inject({ method: 'GET', url: '/sessions/u1/context' })
   t.equal(JSON.stringify(context.json().messages), JSON.stringify(messages), 'messages read back byte for byte')
 })
+
+t.test("a session's system prompt is a string or text blocks when written (a number was stored, then /context was a 500)", async (t) => {
+  const { app } = await buildTestApp(t)
+  await app.inject({ method: 'POST', url: '/sessions/sys1/messages', payload: { messages: [{ role: 'user', content: 'hi' }] } })
+  for (const system of [100000001, true, { text: 'x' }, [1], [{ type: 'image', text: 'x' }]]) {
+    const append = await app.inject({ method: 'POST', url: '/sessions/sys1/messages', payload: { messages: [{ role: 'user', content: 'again' }], system } })
+    t.equal(append.statusCode, 400, `append with system ${JSON.stringify(system)}`)
+    t.match(append.json().issues[0].path, /^body\.system/)
+    t.equal((await app.inject({ method: 'PUT', url: '/sessions/sys1', payload: { system } })).statusCode, 400, `PUT with system ${JSON.stringify(system)}`)
+  }
+  const blocks = [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }]
+  t.equal((await app.inject({ method: 'PUT', url: '/sessions/sys1', payload: { system: blocks } })).statusCode, 200)
+  const context = await app.inject({ method: 'GET', url: '/sessions/sys1/context' })
+  t.equal(context.statusCode, 200)
+  t.equal(context.json().messages[0].content, 'be brief')
+})
