@@ -129,13 +129,12 @@ export function continuationOf(doc: SummaryDocument): Continuation {
  * rather than ending in a dangling label.
  */
 export function renderContinuationPrompt(c: Continuation): string {
-  const or = (s: string) => s || 'none'
-  return [
-    '[Previous Session Context]',
-    `Current task: ${or(c.currentTask)}`,
-    `Completed: ${or(c.completedSteps.join(', '))}`,
-    `Pending: ${or(c.pendingSteps.join(', '))}`,
-    `Key decisions: ${or(c.keyDecisions.join('; '))}`,
-    `Relevant files: ${or(c.relevantFiles.join(', '))}`,
-  ].join('\n')
+  // Lines with nothing to say are left out; the "Current task:" line always stays (it is how
+  // the block is recognised when it comes back as an earlier summary).
+  const lines = ['[Previous Session Context]', `Current task: ${c.currentTask || 'none'}`]
+  if (c.completedSteps.length) lines.push(`Completed: ${c.completedSteps.join(', ')}`)
+  if (c.pendingSteps.length) lines.push(`Pending: ${c.pendingSteps.join(', ')}`)
+  if (c.keyDecisions.length) lines.push(`Key decisions: ${c.keyDecisions.join('; ')}`)
+  if (c.relevantFiles.length) lines.push(`Relevant files: ${c.relevantFiles.join(', ')}`)
+  return lines.join('\n')
 }

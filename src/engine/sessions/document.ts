@@ -169,7 +169,8 @@ function renderContinuationSection(c: Continuation): string | undefined {
  */
 export function renderSummary(doc: SummaryDocument, opts: { meta?: boolean } = {}): string {
   const meta = opts.meta !== false
-  const blocks = SECTION_KEYS.map((key) =>
+  // A section with nothing in it is left out: an empty heading tells the agent nothing.
+  const blocks = SECTION_KEYS.filter((key) => doc.sections[key].length > 0).map((key) =>
     [`## ${SECTION_TITLES[key]}`, ...doc.sections[key].map((item, i) => renderItem(item, i + 1, key, meta))].join('\n'),
   )
   const cont = renderContinuationSection(doc.continuation)
