@@ -44,10 +44,22 @@ export function isTestCommand(command: string): boolean {
   return TEST_COMMAND_RE.test(command)
 }
 
+/**
+ * A cut position that does not split a surrogate pair (an emoji, say): moved back for the
+ * end of a head, forward for the start of a tail, so what is kept stays valid text.
+ */
+export function codePointCut(text: string, at: number, forward = false): number {
+  if (at <= 0 || at >= text.length) return at
+  const code = text.charCodeAt(at)
+  const before = text.charCodeAt(at - 1)
+  if (code < 0xdc00 || code > 0xdfff || before < 0xd800 || before > 0xdbff) return at
+  return forward ? at + 1 : at - 1
+}
+
 /** One line, whitespace collapsed, at most `max` characters (an ellipsis marks the cut). */
 export function clip(s: string, max: number): string {
   const one = s.replace(/\s+/g, ' ').trim()
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one
+  return one.length > max ? `${one.slice(0, codePointCut(one, max - 1))}…` : one
 }
 
 const PATHLIKE_AT_END = /[\w@.+~-]*(?:\/[\w@.+~-]*)+$|[\w@+-]+\.[A-Za-z]\w{0,9}$/
@@ -101,7 +113,7 @@ export function clipKeepingPaths(s: string, max: number): string {
     one = one.slice(0, best.at) + shorter + one.slice(best.at + best.text.length)
   }
   if (one.length <= max) return one
-  let head = one.slice(0, max - 1)
+  let head = one.slice(0, codePointCut(one, max - 1))
   const next = one[max - 1] ?? ''
   if (/[\w@.+/~:?=&%#-]/.test(next)) {
     // Only the tail of the head can hold the token being cut: match there, not on the whole.

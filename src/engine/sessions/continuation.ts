@@ -123,14 +123,10 @@ export function continuationOf(doc: SummaryDocument): Continuation {
   return { currentTask: c.currentTask, completedSteps: [...c.completedSteps], pendingSteps: [...c.pendingSteps], keyDecisions: [...c.keyDecisions], relevantFiles: [...c.relevantFiles] }
 }
 
-/**
- * Seed 003's context-injection block. Its five lines are a fixed format (readers find
- * the block by its "Current task:" line), so a field with nothing in it says "none"
- * rather than ending in a dangling label.
- */
+/** Seed 003's context-injection block, ready to prepend to a prompt. */
 export function renderContinuationPrompt(c: Continuation): string {
-  // Lines with nothing to say are left out; the "Current task:" line always stays (it is how
-  // the block is recognised when it comes back as an earlier summary).
+  // Lines with nothing to say are left out; the "Current task:" line always stays (readers,
+  // and compactd itself when the block comes back as an earlier summary, find it by that line).
   const lines = ['[Previous Session Context]', `Current task: ${c.currentTask || 'none'}`]
   if (c.completedSteps.length) lines.push(`Completed: ${c.completedSteps.join(', ')}`)
   if (c.pendingSteps.length) lines.push(`Pending: ${c.pendingSteps.join(', ')}`)

@@ -4,6 +4,7 @@
  * summary budget. It cannot fail, so the fallback chain always ends here.
  */
 import { messageText } from '../../messages/canonical.ts'
+import { codePointCut } from '../../facts/text.ts'
 import { summaryHeader } from '../summary-format.ts'
 import type { Summarizer, SummaryRequest, SummaryResult } from '../types.ts'
 
@@ -16,7 +17,7 @@ export function truncateSummarize(req: SummaryRequest): SummaryResult {
   const header = `${summaryHeader(req.round)}\n\n### Truncated Context\n`
   const count = (s: string) => Math.ceil(req.counter.text(s) * req.counter.margin)
   const build = (head: number, tail: number) =>
-    header + (body.length <= head + tail ? body : body.slice(0, head) + TRUNCATION_MARKER + body.slice(body.length - tail))
+    header + (body.length <= head + tail ? body : body.slice(0, codePointCut(body, head)) + TRUNCATION_MARKER + body.slice(codePointCut(body, body.length - tail, true)))
   let head = TRUNCATE_HEAD_CHARS
   let tail = TRUNCATE_TAIL_CHARS
   let text = build(head, tail)

@@ -10,6 +10,7 @@ import type { FormatAdapter } from '../../messages/adapter.ts'
 import { toolCallsOf, type CanonicalMessage } from '../../messages/canonical.ts'
 import type { TokenCounter } from '../../tokens/count.ts'
 import { isKeySentence } from '../../facts/reasoning.ts'
+import { splitSentences } from '../../facts/text.ts'
 import { clip, parseArgs, stripHeredocBodies } from '../../facts/tools.ts'
 import { MASK_PREFIX, maskRange, type MaskOptions } from './mask.ts'
 import { canonicalArgs } from '../../conversation/segments.ts'
@@ -44,11 +45,8 @@ function condenseArgs(argsText: string): string {
 }
 
 function condenseProse(text: string): string {
-  const sentences = text
-    .replace(/```[\s\S]*?```/g, ' [code omitted] ')
-    .split(/(?<=[.!?])\s+(?=[A-Z`"'(])|\n+/)
-    .map((s) => s.trim())
-    .filter(Boolean)
+  // Code blocks are dropped by the shared splitter; the marker says one was there.
+  const sentences = splitSentences(text.replace(/```[\s\S]*?```/g, '\n[code omitted]\n'))
   const keep: string[] = []
   let used = 0
   sentences.forEach((s, i) => {
