@@ -178,11 +178,14 @@ function nextStep(intents: { position: number; text: string }[], facts: Handover
   return undefined
 }
 
+const CONSTRAINT_RE = /^(?:please\s+)?(?:do not|don'?t|never|always|keep|make sure|only|avoid|no\s|must not)\b/i
+
 function currentWork(facts: HandoverFacts, lastAssistant: string | undefined): string | undefined {
   const inProgress = facts.plan?.find((p) => p.status === 'in_progress')
   if (inProgress) return inProgress.text
-  const lastInstruction = facts.instructions.at(-1)
-  if (lastInstruction) return lastInstruction.text
+  // A standing constraint ("Do not change the public API.") is not what the agent is doing.
+  const lastTask = [...facts.instructions].reverse().find((i) => !CONSTRAINT_RE.test(i.text.trim()))
+  if (lastTask) return lastTask.text
   if (lastAssistant) {
     const first = conclusionsOf(lastAssistant, true)[0]
     if (first) return first.text

@@ -7,6 +7,7 @@ import type { HandoverFacts } from '../../facts/handover.ts'
 import type { KeyFacts, Summarizer, SummaryRequest, SummaryResult } from '../types.ts'
 import { asLogLine, earlierFooter, fateCell, handoverItems, renderItems, type Item } from './rules-render.ts'
 import { clip } from '../../facts/text.ts'
+import { IMPORTANCE } from '../../facts/importance.ts'
 
 /** Seed 003's continuation fields, from the same facts. */
 export function keyFactsOf(facts: HandoverFacts, originalTask: string): KeyFacts {
@@ -32,7 +33,10 @@ export function rulesSummarize(req: SummaryRequest): SummaryResult {
   const left: Item[] = []
   const text = renderItems(items, { round: req.round, budget: req.budgetTokens, footer: earlierFooter(req.facts.earlier, req.round), count, left })
   // What did not fit competes for the action log's room, by the same importance.
+  // Reads and commands are in the log already, one line per call: only what the log does not
+  // otherwise say overflows into it.
   const overflow = left.flatMap((item) => {
+    if (item.priority < IMPORTANCE.test) return []
     const line = asLogLine(item)
     return line ? [{ text: line, priority: item.priority }] : []
   })
