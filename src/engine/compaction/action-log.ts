@@ -8,7 +8,7 @@ import { toolCallsOf, toolResultsOf, type CanonicalMessage, type ToolResultPart 
 import { digestOf } from '../facts/digest-cache.ts'
 import { classifyForLog } from '../facts/events.ts'
 import { importanceOfDigest, IMPORTANCE } from '../facts/importance.ts'
-import { clipKeepingPaths } from '../facts/text.ts'
+import { clipKeepingPaths, COMMAND_HEAD } from '../facts/text.ts'
 import { digestToolCall, extractErrorLine, stripHeredocBodies, type ToolDigest } from '../facts/tools.ts'
 
 /** Characters kept of an agent's end-of-turn report. */
@@ -55,7 +55,7 @@ export function segmentLogLines(
 
 /** `tool target → exit N: error` on one line: what was done, to what, and how it ended. */
 export function logLineOf(d: ToolDigest): string {
-  const target = d.target ? ` ${clipKeepingPaths(d.kind === 'shell' ? stripHeredocBodies(d.target) : d.target, 100)}` : ''
+  const target = d.target ? ` ${d.kind === 'shell' ? clipKeepingPaths(stripHeredocBodies(d.target), 100, COMMAND_HEAD) : clipKeepingPaths(d.target, 100)}` : ''
   // Success is the default and goes unsaid; failures carry their evidence.
   const outcome = d.exitCode !== undefined && d.exitCode !== 0 ? ` → exit ${d.exitCode}` : d.status === 'error' ? ' → error' : ''
   const error = d.errorLine ? `: ${clipKeepingPaths(d.errorLine, 160)}` : ''
@@ -76,6 +76,18 @@ function printedError(d: ToolDigest, output: string | undefined): string {
   if (d.status === 'error' || d.kind !== 'shell' || !output) return ''
   const line = extractErrorLine(output)
   return line ? ` (printed: ${clipKeepingPaths(line, 140)})` : ''
+}
+
+/**
+ * Whether a summary line that did not fit its section (a failure, a quoted instruction)
+ * already stands in the log as the line of the call or message it came from: its quoted
+ * or backticked core (up to 40 characters) appears in one of `logged`. Such overflow would
+ * say the same thing twice and crowd out other lines.
+ */
+export function overflowAlreadyLogged(line: string, logged: string): boolean {
+  const core = /`([^`]+)`|"([^"]+)"/.exec(line)
+  const text = (core?.[1] ?? core?.[2])?.replace(/….*$/s, '').slice(0, 40)
+  return text !== undefined && text.length >= 8 && logged.includes(text)
 }
 
 /** Lines of the action log an earlier compactd round left in its summary message. */

@@ -18,7 +18,7 @@ import { EVENT_OVERHEAD, neutralCounter } from '../conversation/segments.ts'
 import { extractHandover } from '../facts/handover.ts'
 import { IMPORTANCE } from '../facts/importance.ts'
 import { REPLY_PRIMING_TOKENS } from '../tokens/tokenizer.ts'
-import { ACTION_LOG_HEADER, previousActionLog, segmentLogLines, type LogLine } from './action-log.ts'
+import { ACTION_LOG_HEADER, overflowAlreadyLogged, previousActionLog, segmentLogLines, type LogLine } from './action-log.ts'
 import { assemble, type Assembly } from './assemble.ts'
 import { layoutOf } from './layout.ts'
 import { makePlan, type Plan } from './plan.ts'
@@ -213,7 +213,10 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
       // The sections rarely use their whole reserve: plan the log again with what they took,
       // as long as the compacted range (and so the summary) stays the same.
       if (summary) {
-        const overflow = (summary.overflow ?? []).map((l, k) => ({ text: l.text, priority: l.priority, tokens: lineTokens(l.text), key: `o:${k}` }))
+        const logged = inRange.flatMap((si) => logLines(si).map((l) => l.text)).join('\n')
+        const overflow = (summary.overflow ?? [])
+          .filter((l) => !overflowAlreadyLogged(l.text, logged))
+          .map((l, k) => ({ text: l.text, priority: l.priority, tokens: lineTokens(l.text), key: `o:${k}` }))
         const withOverflow = [...overflow, ...previousLog]
         const used = [nc.tokens([adapter.createTextMessage('user', summary.text)]) + summaryOverhead]
         const reflowed = planWith(target, used, withOverflow)

@@ -83,14 +83,21 @@ export function shortenPath(path: string, max: number): string {
 const PATH_TOKEN = /(?<![\w:/.~…-])(?:…\/|~\/|\.{1,2}\/|\/)?(?:[\w@.+~-]+\/)+[\w@.+~-]+/g
 const URL_TOKEN = /[a-z][\w+.-]*:\/\/\S+/gi
 
+/** A shell command's leading characters stay as written: they are what identifies it. */
+export const COMMAND_HEAD = { keepHead: 60 } as const
+
 /**
  * Like clip(), but a cut never lands inside a path or URL. Long paths are first shortened
  * by dropping leading directories (`…/main/java/com/x/Foo.java`); if the text still does
  * not fit, it ends before the path that would have been cut, so a file name is either
- * whole or absent. URLs are never altered: they are kept whole or left out.
+ * whole or absent (a path starting within `keepHead` characters is never shortened).
+ * URLs are never altered: they are kept whole or left out.
  */
-export function clipKeepingPaths(s: string, max: number): string {
+export function clipKeepingPaths(s: string, max: number, opts: { keepHead?: number } = {}): string {
   let one = s.replace(/\s+/g, ' ').trim()
+  // A command's first characters are what identifies it (`cd /repo && pytest …`): paths
+  // that start within `keepHead` are not shortened, the end is cut instead.
+  const keepHead = opts.keepHead ?? 0
   if (one.length <= max) return one
   // Only the start can survive: look at a bounded prefix, so a 300k-character token costs
   // no more than a short one (the regexes below backtrack over long unbroken tokens).
@@ -102,7 +109,7 @@ export function clipKeepingPaths(s: string, max: number): string {
     for (const m of one.matchAll(PATH_TOKEN)) {
       const text = m[0]
       const at = m.index
-      if (urls.some(([a, b]) => at < b && at + text.length > a)) continue
+      if (at < keepHead || urls.some(([a, b]) => at < b && at + text.length > a)) continue
       const rest = text.startsWith('…/') ? text.slice(2) : text
       if (rest.split('/').filter(Boolean).length < 3) continue
       if (!best || text.length > best.text.length) best = { at, text }

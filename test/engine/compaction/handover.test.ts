@@ -180,3 +180,26 @@ t.test('8. reads and repeats give way to failures and their error detail', async
   t.match(out, 'ImproperlyConfigured: No DjangoTemplates backend is configured', 'the failing test error line survives')
   t.match(out, 'test_render', 'the failing test is named')
 })
+
+t.test('a failure is said once: not in Errors, again as overflow, and again as its log line', async (t) => {
+  const m: Msg[] = [{ role: 'system', content: 'sys' }, user('Make the parser tests pass.')]
+  // More failures than the Errors section has room for at this budget: the rest overflow.
+  for (let k = 0; k < 40; k++) m.push(...call('Bash', { command: `cd /testbed && python check_case_${k}.py 2>&1` }, `Traceback (most recent call last):\nValueError: case ${k} rejected by the tokenizer\nExit code 1`))
+  m.push(...filler(10))
+  const r = await run(m, 4000)
+  // Current State names the last command on purpose; count the other sections.
+  const s = summaryText(r).replace(/### Current State[\s\S]*?(?=\n### )/, '')
+  for (let k = 0; k < 40; k++) {
+    const n = s.split(`python check_case_${k}.py`).length - 1
+    t.ok(n <= 1, `check_case_${k} appears ${n} times`)
+  }
+  t.ok((s.match(/check_case_\d+\.py/g) ?? []).length >= 20, 'the room saved holds more distinct failures')
+})
+
+t.test('a command keeps its first 60 characters as written: the working directory is not shortened', async (t) => {
+  const m: Msg[] = [{ role: 'system', content: 'sys' }, user('Sync the branches.')]
+  m.push(...call('Bash', { command: 'cd /home/user/projects/raddit && git fetch origin 2>&1 && echo "=== DEV vs MAIN ===" && git log --oneline origin/dev..origin/main | head -20' }, 'fatal: could not read from remote repository\nExit code 128'))
+  m.push(...filler(30))
+  const r = await run(m, 3000)
+  t.match(summaryText(r), 'cd /home/user/projects/raddit && git fetch origin', 'the command head survives as written')
+})

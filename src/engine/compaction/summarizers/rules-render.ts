@@ -10,7 +10,7 @@ import type { EarlierSummary } from '../../facts/earlier-summary.ts'
 import type { FileFate } from '../../facts/artifacts.ts'
 import type { HandoverFacts } from '../../facts/handover.ts'
 import { IMPORTANCE, isOneOff } from '../../facts/importance.ts'
-import { clip, clipKeepingPaths } from '../../facts/text.ts'
+import { clip, clipKeepingPaths, COMMAND_HEAD } from '../../facts/text.ts'
 import { stripHeredocBodies } from '../../facts/tools.ts'
 import { taskText } from '../../facts/classify.ts'
 import { summaryHeader } from '../summary-format.ts'
@@ -40,7 +40,7 @@ export interface Item {
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim()
 /** A command or source in backticks, heredoc bodies left out (they are file content, not the command). */
-const code = (s: string, max: number) => `\`${clipKeepingPaths(stripHeredocBodies(s), max).replace(/`/g, "'")}\``
+const code = (s: string, max: number) => `\`${clipKeepingPaths(stripHeredocBodies(s), max, COMMAND_HEAD).replace(/`/g, "'")}\``
 
 /** Characters of the original task repeated in the summary (the task itself stays verbatim in the head). */
 const TASK_GIST_CHARS = 300
