@@ -56,6 +56,24 @@ export function codePointCut(text: string, at: number, forward = false): number 
   return forward ? at + 1 : at - 1
 }
 
+/**
+ * A cut position that does not split a URL (a cut URL points nowhere): moved back to the
+ * URL's start for the end of a head, forward past its end for the start of a tail, so a
+ * URL is kept whole or left out. Only the 512 characters on either side are looked at: a
+ * longer unbroken token is cut where it is.
+ */
+export function urlSafeCut(text: string, at: number, forward = false): number {
+  if (at <= 0 || at >= text.length || /\s/.test(text[at - 1]!) || /\s/.test(text[at]!)) return at
+  const lo = Math.max(0, at - 512)
+  const start = lo + text.slice(lo, at).search(/\S*$/)
+  const after = text.slice(at, at + 512).search(/\s/)
+  const end = after < 0 ? (at + 512 >= text.length ? text.length : -1) : at + after
+  const url = /[a-z][\w+.-]*:\/\//i.exec(text.slice(start, end < 0 ? at + 512 : end))
+  if (!url || start + url.index >= at) return at
+  if (!forward) return start + url.index
+  return end < 0 ? at : end
+}
+
 /** One line, whitespace collapsed, at most `max` characters (an ellipsis marks the cut). */
 export function clip(s: string, max: number): string {
   const one = s.replace(/\s+/g, ' ').trim()

@@ -1,10 +1,10 @@
 /**
  * `truncate`: the last resort (seed 001). The compacted part, as text, cut to its head
- * and tail (2,000 characters each by default), shrunk further until it fits the
- * summary budget. It cannot fail, so the fallback chain always ends here.
+ * and tail (2,000 characters each by default; a cut never splits a URL), shrunk further
+ * until it fits the summary budget. It cannot fail, so the fallback chain always ends here.
  */
 import { messageText } from '../../messages/canonical.ts'
-import { codePointCut } from '../../facts/text.ts'
+import { codePointCut, urlSafeCut } from '../../facts/text.ts'
 import { summaryHeader } from '../summary-format.ts'
 import type { Summarizer, SummaryRequest, SummaryResult } from '../types.ts'
 
@@ -17,7 +17,10 @@ export function truncateSummarize(req: SummaryRequest): SummaryResult {
   const header = `${summaryHeader(req.round)}\n\n### Truncated Context\n`
   const count = (s: string) => Math.ceil(req.counter.text(s) * req.counter.margin)
   const build = (head: number, tail: number) =>
-    header + (body.length <= head + tail ? body : body.slice(0, codePointCut(body, head)) + TRUNCATION_MARKER + body.slice(codePointCut(body, body.length - tail, true)))
+    header +
+    (body.length <= head + tail
+      ? body
+      : body.slice(0, urlSafeCut(body, codePointCut(body, head))) + TRUNCATION_MARKER + body.slice(urlSafeCut(body, codePointCut(body, body.length - tail, true), true)))
   let head = TRUNCATE_HEAD_CHARS
   let tail = TRUNCATE_TAIL_CHARS
   let text = build(head, tail)
