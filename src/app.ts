@@ -12,6 +12,7 @@ import healthRoutes from '../routes/health.ts'
 import sessionRoutes from '../routes/sessions.ts'
 import type { Config } from './config.ts'
 import type { DatabaseHandle } from './db/database.ts'
+import adminSocketPlugin from './plugins/admin-socket.ts'
 import authPlugin from './plugins/auth.ts'
 import databasePlugin from './plugins/database.ts'
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/errors.ts'
@@ -92,6 +93,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(databasePlugin, { config, database: opts.database })
   await app.register(providersPlugin, { config })
   await app.register(authPlugin)
+  await app.register(adminSocketPlugin)
   await app.register(rateLimitPlugin, { config })
   await app.register(swaggerPlugin, { config })
   await app.register(metricsPlugin)

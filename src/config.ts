@@ -22,6 +22,9 @@ const csv = (v: string) =>
     .map((x) => x.trim())
     .filter(Boolean)
 
+/** Hosts that are loopback only: while no API key exists the service listens on nothing else. */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '::1', 'localhost'])
+
 export const configSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: int(3000).pipe(z.number().max(65535)),
@@ -36,7 +39,16 @@ export const configSchema = z.object({
   PGLITE_DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_POOL_SIZE: int(10, 1),
   BODY_LIMIT_BYTES: int(20 * 1024 * 1024, 1024),
-  RATE_LIMIT_MAX: int(600, 1),
+  /**
+   * Requests per RATE_LIMIT_WINDOW_MS per API key once keys exist (0: no limit). 6,000 a
+   * minute (100/s) lets one busy agent host through; it stops one tenant's runaway loop.
+   */
+  RATE_LIMIT_MAX: int(6_000),
+  /**
+   * Requests per window per client address while no key exists (open mode: one tenant,
+   * loopback only, so every caller is on this host). 0, the default: no limit.
+   */
+  RATE_LIMIT_OPEN_MAX: int(0),
   RATE_LIMIT_WINDOW_MS: int(60_000, 1000),
   /** Grace period for in-flight requests on SIGTERM/SIGINT. */
   SHUTDOWN_TIMEOUT_MS: int(10_000, 100),

@@ -4,9 +4,7 @@
  */
 import closeWithGrace from 'close-with-grace'
 import { build } from './app.ts'
-import { ConfigError, loadConfig } from './config.ts'
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
+import { ConfigError, LOOPBACK_HOSTS, loadConfig } from './config.ts'
 
 async function main(): Promise<void> {
   let config
@@ -22,7 +20,7 @@ async function main(): Promise<void> {
   const app = await build({ config })
   let host = config.HOST
   if (await app.authOpenMode()) {
-    if (!LOOPBACK.has(host)) {
+    if (!LOOPBACK_HOSTS.has(host)) {
       app.log.warn({ requestedHost: host }, 'no API key exists: refusing to listen beyond loopback; create one with `npm run key:create -- --tenant NAME`')
       host = '127.0.0.1'
     }

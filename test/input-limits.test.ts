@@ -179,7 +179,8 @@ t.test('query strings are strict: unknown and repeated parameters are a 400 nami
 })
 
 t.test('the 429 message gives the real window and when to retry', async (t) => {
-  const { app } = await buildTestApp(t, { config: { RATE_LIMIT_MAX: 2, RATE_LIMIT_WINDOW_MS: 60_000 } })
+  // Open mode (no key): RATE_LIMIT_OPEN_MAX applies, unlimited by default.
+  const { app } = await buildTestApp(t, { config: { RATE_LIMIT_OPEN_MAX: 2, RATE_LIMIT_WINDOW_MS: 60_000 } })
   const call = () => app.inject({ method: 'POST', url: '/estimate', payload: { messages: [] } })
   await call()
   await call()

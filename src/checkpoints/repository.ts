@@ -76,6 +76,8 @@ type Db = Kysely<Database> | Transaction<Database>
 
 /** Advisory lock class of checkpoint numbering (the two-key form keeps it apart from other users). */
 const LOCK_CLASS = sql<number>`hashtext('compactd.checkpoint_summaries')`
+/** Held, with hashtext(tenant_id || ':' || session_id), while a session's checkpoints change (src/tenancy/open-data.ts takes it too). */
+export const CHECKPOINT_LOCK_CLASS = LOCK_CLASS
 /** Caps of the folded summary's merged lists. */
 const FOLD_MAX_TABLE_ROWS = 40
 const FOLD_MAX_BULLETS = 20

@@ -74,6 +74,17 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   }
 }
 
+/** The PGlite data directory is held by another live process (a running service, or a CLI). */
+export class DataDirLockedError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(`PGlite data directory ${dataDir} is in use by process ${pid}; stop it, or set DATABASE_URL to share a PostgreSQL server between instances`)
+    this.name = 'DataDirLockedError'
+  }
+}
+
 /**
  * PGlite does not lock its data directory, and two processes writing one directory
  * corrupt it. Take an exclusive lock file holding our pid; a lock left by a dead
@@ -89,12 +100,7 @@ function lockDataDir(dataDir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
       const owner = Number.parseInt(fs.readFileSync(lockPath, 'utf8'), 10)
-      if (Number.isInteger(owner) && isAlive(owner)) {
-        throw new Error(
-          `PGlite data directory ${path.resolve(dataDir)} is in use by process ${owner}; ` +
-            'stop it, or set DATABASE_URL to share a PostgreSQL server between instances',
-        )
-      }
+      if (Number.isInteger(owner) && isAlive(owner)) throw new DataDirLockedError(path.resolve(dataDir), owner)
       fs.rmSync(lockPath, { force: true })
     }
   }
