@@ -213,7 +213,9 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
       // The sections rarely use their whole reserve: plan the log again with what they took,
       // as long as the compacted range (and so the summary) stays the same.
       if (summary) {
-        const logged = inRange.flatMap((si) => logLines(si).map((l) => l.text)).join('\n')
+        // With a log, a segment of the range is either logged or kept condensed, and both say
+        // its failures; without one (rules alone), the overflow is the only place they appear.
+        const logged = level === 'condense' ? inRange.flatMap((si) => logLines(si).map((l) => l.text)).join('\n') : ''
         const overflow = (summary.overflow ?? [])
           .filter((l) => !overflowAlreadyLogged(l.text, logged))
           .map((l, k) => ({ text: l.text, priority: l.priority, tokens: lineTokens(l.text), key: `o:${k}` }))

@@ -194,6 +194,13 @@ t.test('a failure is said once: not in Errors, again as overflow, and again as i
     t.ok(n <= 1, `check_case_${k} appears ${n} times`)
   }
   t.ok((s.match(/check_case_\d+\.py/g) ?? []).length >= 20, 'the room saved holds more distinct failures')
+
+  // Without a log (rules alone), what the sections cannot hold is listed once after them.
+  const rulesOnly = await run(m, 4000, 'openai', { strategy: ['rules'] })
+  const r1 = summaryText(rulesOnly).replace(/### Current State[\s\S]*?(?=\n### )/, '')
+  const shown = new Set((r1.match(/check_case_\d+\.py/g) ?? []))
+  t.ok(shown.size >= 20, `rules alone still lists the failures the sections had no room for (${shown.size})`)
+  t.equal((r1.match(/check_case_\d+\.py/g) ?? []).length, shown.size, 'each once')
 })
 
 t.test('a command keeps its first 60 characters as written: the working directory is not shortened', async (t) => {
