@@ -319,9 +319,10 @@ export const isSystemRole = (role: string) => SYSTEM_ROLES.includes(role)
  */
 export function toCanonical(rows: readonly StoredMessage[], format: MessageFormat): CanonicalMessage[] {
   if (rows.length === 0) return []
+  // Checked when appended; rows stored before a rule existed must still read back.
   const messages = parseConversation(
     rows.map((r) => r.raw),
-    { format },
+    { format, allowDuplicateCallIds: true },
   ).messages
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!

@@ -4,7 +4,8 @@
  * by the shared importance scale (facts/importance.ts), so reads and repeats go first
  * when the log has to shrink, failures, changes and instructions last.
  */
-import { toolCallsOf, toolResultsOf, type CanonicalMessage, type ToolResultPart } from '../messages/canonical.ts'
+import { toolCallsOf, type CanonicalMessage, type ToolCallPart, type ToolResultPart } from '../messages/canonical.ts'
+import { callsOfResults } from '../conversation/pairing.ts'
 import { digestOf } from '../facts/digest-cache.ts'
 import { classifyForLog } from '../facts/events.ts'
 import { importanceOfDigest, IMPORTANCE } from '../facts/importance.ts'
@@ -31,8 +32,9 @@ export function segmentLogLines(
   segment: number,
   opts: { preserveErrorDetails: boolean; lineTokens: (s: string) => number },
 ): LogLine[] {
-  const results = new Map<string, ToolResultPart>()
-  for (const m of messages) for (const r of toolResultsOf(m)) results.set(r.callId, r)
+  // Each call's own result: a reused id pairs sequentially (conversation/pairing.ts).
+  const results = new Map<ToolCallPart, ToolResultPart>()
+  for (const [r, c] of callsOfResults(messages)) results.set(c, r)
   const lines: LogLine[] = []
   const add = (text: string, priority: number) => lines.push({ text, priority, tokens: opts.lineTokens(text), key: `${segment}:${lines.length}` })
   for (const event of classifyForLog(messages)) {
@@ -44,7 +46,7 @@ export function segmentLogLines(
       add(`- ${logLineOf(d)}`, importanceOfDigest(d))
     } else {
       for (const c of toolCallsOf(event.message)) {
-        const result = results.get(c.id)
+        const result = results.get(c)
         const d = digestOf(c.name, c.argsText, result, opts.preserveErrorDetails)
         add(`- ${logLineOf(d)}${printedError(d, result?.text)}`, importanceOfDigest(d))
       }

@@ -7,7 +7,7 @@
  * lies between). Reasoning blocks live inside the assistant message that precedes the
  * call, so they move with it. Parallel calls of one message share one unit.
  */
-import { toolCallsOf, toolResultsOf, type CanonicalMessage } from '../messages/canonical.ts'
+import { toolCallsOf, toolResultsOf, type CanonicalMessage, type ToolCallPart, type ToolResultPart } from '../messages/canonical.ts'
 
 export interface PairingProblem {
   index: number
@@ -19,6 +19,14 @@ export interface PairingProblem {
  * Every pairing problem in a message list (empty when valid). Pairing is sequential,
  * as providers read it: a call opens its id, the next result with that id closes it,
  * and an id may be reused once closed (some agents repeat ids across turns).
+ *
+ * Ids are unique among the calls awaiting a result, so a result never matches two calls:
+ * - two calls with one id in ONE message cannot be told apart ('duplicate-call-id', at
+ *   the message; no repair: parseConversation refuses such input, see `duplicateCallIdIn`);
+ * - a call reusing the id of a call of an EARLIER message that is still unanswered
+ *   supersedes it: providers answer a turn's calls right after it, so the results that
+ *   follow belong to the newer call, and the earlier one has none
+ *   ('call-without-result', at the earlier message; the repair answers it).
  */
 export function findPairingProblems(messages: readonly CanonicalMessage[]): PairingProblem[] {
   const problems: PairingProblem[] = []
@@ -32,12 +40,52 @@ export function findPairingProblems(messages: readonly CanonicalMessage[]): Pair
       } else problems.push({ index: i, callId: r.callId, problem: closed.has(r.callId) ? 'duplicate-result' : 'result-without-call' })
     }
     for (const c of toolCallsOf(m)) {
-      if (open.has(c.id)) problems.push({ index: i, callId: c.id, problem: 'duplicate-call-id' })
-      else open.set(c.id, i)
+      const earlier = open.get(c.id)
+      if (earlier === i) {
+        problems.push({ index: i, callId: c.id, problem: 'duplicate-call-id' })
+        continue
+      }
+      if (earlier !== undefined) problems.push({ index: earlier, callId: c.id, problem: 'call-without-result' })
+      open.set(c.id, i)
     }
   })
   for (const [id, i] of open) problems.push({ index: i, callId: id, problem: 'call-without-result' })
   return problems.sort((a, b) => a.index - b.index)
+}
+
+/** The first id two tool calls of one message share, with the message's position; undefined when none. */
+export function duplicateCallIdIn(messages: readonly CanonicalMessage[]): { index: number; callId: string } | undefined {
+  for (let i = 0; i < messages.length; i++) {
+    const calls = toolCallsOf(messages[i]!)
+    if (calls.length < 2) continue
+    const seen = new Set<string>()
+    for (const c of calls) {
+      if (seen.has(c.id)) return { index: i, callId: c.id }
+      seen.add(c.id)
+    }
+  }
+  return undefined
+}
+
+/**
+ * Which call each result answers, by the sequential rule of `findPairingProblems` (a
+ * reused id belongs to its latest call): result part → call part, for the results that
+ * have a call. Keyed by the parts themselves, so a reused id maps each result to its own
+ * call (an id-keyed map would give every result of the id the last call).
+ */
+export function callsOfResults(messages: readonly CanonicalMessage[]): Map<ToolResultPart, ToolCallPart> {
+  const open = new Map<string, ToolCallPart>()
+  const out = new Map<ToolResultPart, ToolCallPart>()
+  for (const m of messages) {
+    for (const r of toolResultsOf(m)) {
+      const call = open.get(r.callId)
+      if (call === undefined) continue
+      open.delete(r.callId)
+      out.set(r, call)
+    }
+    for (const c of toolCallsOf(m)) open.set(c.id, c)
+  }
+  return out
 }
 
 /** For each message index holding calls, the index of the last message answering them. */
@@ -51,7 +99,8 @@ function lastAnswerOf(messages: readonly CanonicalMessage[]): Map<number, number
       open.delete(r.callId)
       last.set(at, Math.max(last.get(at) ?? at, i))
     }
-    for (const c of toolCallsOf(m)) if (!open.has(c.id)) open.set(c.id, i)
+    // A reused id supersedes an unanswered earlier call (findPairingProblems).
+    for (const c of toolCallsOf(m)) open.set(c.id, i)
   })
   return last
 }
@@ -92,8 +141,11 @@ export const MISSING_RESULT_TEXT = '[no result recorded]'
 
 /**
  * Make a broken list valid: drop results whose call is absent or already answered,
- * and answer unanswered calls right after their message. `makeResult` builds a
- * tool-result message in the caller's format; `dropResult` removes one result part.
+ * and answer unanswered calls right after their message (a call whose id a later
+ * message reuses before any result is unanswered: findPairingProblems). `makeResult`
+ * builds a tool-result message in the caller's format; `dropResult` removes one result
+ * part. Two calls with one id in one message cannot be repaired: callers refuse those
+ * first (`duplicateCallIdIn`).
  */
 export function repairPairing(
   messages: readonly CanonicalMessage[],
@@ -117,7 +169,8 @@ export function repairPairing(
           answered.add(key)
         }
       }
-      for (const c of toolCallsOf(m)) if (!pending.has(c.id)) pending.set(c.id, `${i}:${c.id}`)
+      // A reused id supersedes an unanswered earlier call, which then gets no result.
+      for (const c of toolCallsOf(m)) pending.set(c.id, `${i}:${c.id}`)
     })
   }
 
@@ -134,7 +187,7 @@ export function repairPairing(
     out.push(m)
     const missing: { id: string; name: string }[] = []
     for (const c of toolCallsOf(m)) {
-      if (open.has(c.id)) continue // a repeated id inside one open call: left to the provider
+      if (open.has(c.id)) continue // two calls with one id in one message: refused before repair (duplicateCallIdIn)
       if (answered.has(`${i}:${c.id}`)) open.set(c.id, c.name)
       else missing.push({ id: c.id, name: c.name })
     }

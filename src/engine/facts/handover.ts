@@ -13,7 +13,8 @@
  *   - the latest plan/todo state, the current work and the next step.
  */
 import { compactArgs } from '../conversation/segments.ts'
-import type { CanonicalMessage } from '../messages/canonical.ts'
+import type { CanonicalMessage, ToolCallPart } from '../messages/canonical.ts'
+import { callsOfResults } from '../conversation/pairing.ts'
 import { digestToolCall, type ToolDigest } from './tools.ts'
 import { classifyMessages, type ConversationEvent } from './events.ts'
 import type { EarlierSummary } from './earlier-summary.ts'
@@ -80,8 +81,13 @@ function pushLatest(list: string[], s: string, max: number): void {
 export function extractHandover(messages: readonly CanonicalMessage[], opts: { preserveErrorDetails: boolean; later?: readonly CanonicalMessage[] }): HandoverFacts {
   const events = classifyMessages(messages)
   const facts: HandoverFacts = { instructions: [], earlier: [], files: [], failures: [], commands: [], rootCauses: [], decisions: [], abandoned: [], tools: [] }
-  const results = new Map<string, { text: string; isError: boolean }>()
-  for (const e of events) if (e.kind === 'tool-output') results.set(e.result.callId, { text: e.result.text, isError: e.result.isError === true })
+  // Each call's own result: a reused id pairs sequentially (conversation/pairing.ts).
+  const callOf = callsOfResults(messages)
+  const results = new Map<ToolCallPart, { text: string; isError: boolean }>()
+  for (const e of events) {
+    const call = e.kind === 'tool-output' ? callOf.get(e.result) : undefined
+    if (call && e.kind === 'tool-output') results.set(call, { text: e.result.text, isError: e.result.isError === true })
+  }
   // One tracker for the range: it remembers the scripts the session wrote, so running one is seen to edit what it writes.
   const tracker = new ArtifactTracker()
   const changes: (FileChange & { index: number })[] = []
@@ -135,7 +141,7 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
         }
         break
       case 'tool-call': {
-        const r = results.get(e.call.id)
+        const r = results.get(e.call)
         const args = compactArgs(e.call.argsText)
         const d = digestToolCall(e.call.name, args, r?.text ?? '', r?.isError ?? false, opts.preserveErrorDetails, tracker)
         facts.tools.push({ position: e.position, digest: d })

@@ -7,7 +7,8 @@
  * summarisation in solve rate at half the cost.)
  */
 import type { FormatAdapter } from '../../messages/adapter.ts'
-import { toolCallsOf, toolResultsOf, type CanonicalMessage } from '../../messages/canonical.ts'
+import { toolCallsOf, toolResultsOf, type CanonicalMessage, type ToolCallPart, type ToolResultPart } from '../../messages/canonical.ts'
+import { callsOfResults } from '../../conversation/pairing.ts'
 import type { TokenCounter } from '../../tokens/count.ts'
 import { clip, digestToolCall, formatDigest } from '../../facts/tools.ts'
 import { digestOf } from '../../facts/digest-cache.ts'
@@ -37,6 +38,14 @@ export function recentResultIds(messages: readonly CanonicalMessage[], keep: num
   return ids
 }
 
+/** Each result's own call (a reused id pairs sequentially), per conversation: maskRange runs once per segment. */
+const callsCache = new WeakMap<readonly CanonicalMessage[], Map<ToolResultPart, ToolCallPart>>()
+function callsOf(all: readonly CanonicalMessage[]): Map<ToolResultPart, ToolCallPart> {
+  let hit = callsCache.get(all)
+  if (!hit) callsCache.set(all, (hit = callsOfResults(all)))
+  return hit
+}
+
 /**
  * Mask the tool results and (optionally) large inputs of `messages[from..to)`.
  * `all` is the whole conversation: calls are looked up there, and `exempt` names
@@ -51,8 +60,7 @@ export function maskRange(
   opts: MaskOptions,
   exempt: ReadonlySet<string>,
 ): MaskOutcome {
-  const calls = new Map<string, { name: string; argsText: string }>()
-  for (const m of all) for (const c of toolCallsOf(m)) calls.set(c.id, { name: c.name, argsText: c.argsText })
+  const calls = callsOf(all)
   const excluded = new Set(opts.excludeTools.map((t) => t.toLowerCase()))
   const out = all.slice(from, to)
   let maskedResults = 0
@@ -60,7 +68,7 @@ export function maskRange(
   for (let k = 0; k < out.length; k++) {
     let m = out[k]!
     for (const r of toolResultsOf(m)) {
-      const call = calls.get(r.callId)
+      const call = calls.get(r)
       const name = call?.name ?? r.name ?? 'tool'
       if (exempt.has(r.callId) || excluded.has(name.toLowerCase()) || r.text.startsWith(MASK_PREFIX)) continue
       const digest = digestOf(name, call?.argsText ?? '', r, opts.preserveErrorDetails)
