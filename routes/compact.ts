@@ -233,12 +233,6 @@ const compactResponse = z
     },
   })
 
-/** The body's size from Content-Length; undefined (chunked): the compute pool treats it as large. */
-function bodyBytes(header: string | undefined): number | undefined {
-  const n = Number(header)
-  return header !== undefined && Number.isFinite(n) ? n : undefined
-}
-
 export default async function compactRoutes(app: FastifyInstance) {
   app.withTypeProvider<ZodTypeProvider>().post('/compact', {
     schema: {
@@ -248,8 +242,7 @@ export default async function compactRoutes(app: FastifyInstance) {
       response: { 200: compactResponse, ...standardErrorResponses, 422: errorResponseSchema },
     },
     handler: async (req, reply) => {
-      // When the client goes away before the reply: provider calls stop, a queued
-      // compaction leaves the compute queue.
+      // Stop provider calls when the client goes away before the reply.
       const controller = new AbortController()
       const onClose = () => {
         if (!reply.raw.writableEnded) controller.abort()
@@ -257,17 +250,7 @@ export default async function compactRoutes(app: FastifyInstance) {
       reply.raw.once('close', onClose)
       try {
         return await compactConversation(
-          {
-            config: app.config,
-            db: app.db,
-            summarizers: app.providers.summarizers,
-            metrics: app.metrics,
-            tenantId: req.tenant.tenantId,
-            signal: controller.signal,
-            log: req.log,
-            compute: app.compute,
-            bodyBytes: bodyBytes(req.headers['content-length']),
-          },
+          { config: app.config, db: app.db, summarizers: app.providers.summarizers, metrics: app.metrics, tenantId: req.tenant.tenantId, signal: controller.signal, log: req.log, tokenCache: app.tokenCache },
           req.body,
         )
       } finally {

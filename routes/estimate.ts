@@ -91,6 +91,6 @@ export default async function estimateRoutes(app: FastifyInstance) {
       body: estimateBody,
       response: { 200: estimateResponse, ...standardErrorResponses },
     },
-    handler: async (req) => estimate(app.config, req.body, app.providers.anthropicCounter),
+    handler: async (req) => estimate(app.config, req.body, app.providers.anthropicCounter, app.tokenCache?.for(req.tenant.tenantId)),
   })
 }

@@ -14,7 +14,6 @@ import type { Config } from './config.ts'
 import type { DatabaseHandle } from './db/database.ts'
 import adminSocketPlugin from './plugins/admin-socket.ts'
 import authPlugin from './plugins/auth.ts'
-import computePoolPlugin from './plugins/compute-pool.ts'
 import databasePlugin from './plugins/database.ts'
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/errors.ts'
 import inputGuardsPlugin from './plugins/input-guards.ts'
@@ -24,6 +23,7 @@ import rateLimitPlugin from './plugins/rate-limit.ts'
 import { fastSerializerCompiler } from './plugins/serializer.ts'
 import sessionsPlugin from './plugins/sessions.ts'
 import swaggerPlugin from './plugins/swagger.ts'
+import tokenCachePlugin from './plugins/token-cache.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -98,7 +98,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(rateLimitPlugin, { config })
   await app.register(swaggerPlugin, { config })
   await app.register(metricsPlugin)
-  await app.register(computePoolPlugin)
+  await app.register(tokenCachePlugin)
   await app.register(sessionsPlugin)
 
   await app.register(healthRoutes)

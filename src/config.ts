@@ -3,7 +3,6 @@
  * Every setting is documented in .env.example. A bad value stops the service with one
  * line naming the variable (see formatConfigError).
  */
-import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def)
@@ -61,6 +60,11 @@ export const configSchema = z.object({
   COMPACTION_OUTPUT_RESERVE: int(4_000),
   COMPACTION_SAFETY_BUFFER: int(5_000),
   COMPACTION_THRESHOLD_PERCENT: z.coerce.number().gt(0).max(1).default(0.8),
+  /**
+   * Messages whose token counts the in-process cache remembers (src/plugins/token-cache.ts;
+   * about 250 bytes each, counts only, no content). 0: no cache, every message is counted.
+   */
+  TOKEN_CACHE_ENTRIES: int(100_000),
 
   ANTHROPIC_API_KEY: optionalString,
   ANTHROPIC_BASE_URL: optionalUrl,
@@ -114,16 +118,6 @@ export const configSchema = z.object({
    * instance has deleted since (default 15 minutes).
    */
   SUMMARY_FALLBACK_MAX_AGE_MS: int(900_000, 0),
-
-  /**
-   * Compute pool (issue 11, src/plugins/compute-pool.ts): worker threads for compaction and
-   * rolling-summary updates. Default: the machine's cores. 0 runs them on the event loop.
-   */
-  COMPUTE_THREADS: int(availableParallelism()),
-  /** Requests that may wait for a compute thread; one more is a 503 overloaded with Retry-After. */
-  COMPUTE_QUEUE_MAX: int(16),
-  /** Requests whose body is at most this many bytes are computed on the event loop (cheaper than the trip to a thread). */
-  COMPUTE_INLINE_MAX_BYTES: int(16_384),
 })
 
 export type Config = z.infer<typeof configSchema>

@@ -17,14 +17,13 @@ declare module 'fastify' {
 
 export default fp(
   async function sessionsPlugin(app: FastifyInstance) {
-    const sessions = new SessionService({ db: app.db, config: app.config, summarizers: app.providers.summarizers, metrics: app.metrics, log: app.log })
+    const sessions = new SessionService({ db: app.db, config: app.config, summarizers: app.providers.summarizers, metrics: app.metrics, log: app.log, tokenCache: app.tokenCache })
     const worker = new SummaryWorker({
       db: app.db,
       config: app.config,
       log: app.log,
       metrics: app.metrics,
       summarizers: app.providers.summarizers,
-      compute: app.compute,
       onSummaryWritten: (tenantId, sessionId, settings, summary, remaining) => sessions.noteSummaryWritten(tenantId, sessionId, settings, summary, remaining),
     })
     app.decorate('sessions', sessions)
@@ -36,5 +35,5 @@ export default fp(
     // Registered after the database plugin, so this runs before the database closes.
     app.addHook('onClose', async () => worker.stop())
   },
-  { name: 'sessions', dependencies: ['database', 'providers', 'metrics', 'compute-pool'] },
+  { name: 'sessions', dependencies: ['database', 'providers', 'metrics', 'token-cache'] },
 )

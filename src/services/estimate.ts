@@ -7,7 +7,7 @@ import { availableTokens, compactionThreshold, type ThresholdSettings } from '..
 import type { CanonicalMessage, MessageFormat } from '../engine/messages/canonical.ts'
 import { parseConversation, serializeConversation } from '../engine/messages/index.ts'
 import { resolveModel, type ModelInfo } from '../engine/models/registry.ts'
-import { countConversation, heuristicCounter, tokenizerCounter, type TokenCounter } from '../engine/tokens/count.ts'
+import { countConversation, heuristicCounter, tokenizerCounter, type MessageCountCache, type TokenCounter } from '../engine/tokens/count.ts'
 import { ApiError } from '../errors.ts'
 import type { ProviderTokenCounter } from '../providers/anthropic-count.ts'
 
@@ -89,18 +89,21 @@ export function thresholdOrRefuse(config: Config, model: ModelInfo, input: Parti
   throw new ApiError(400, 'validation_error', message, paths.map((path) => ({ path, message: 'leaves no room for the conversation (threshold 0 tokens)' })))
 }
 
-/** The counter a model gets by default: exact for OpenAI encodings, else heuristic with margin. */
-export function defaultCounter(model: ModelInfo, method?: 'tokenizer' | 'heuristic'): TokenCounter {
-  if (method === 'heuristic') return heuristicCounter(!model.encoding)
+/**
+ * The counter a model gets by default: exact for OpenAI encodings, else heuristic with
+ * margin. With `cache`, per-message counts are remembered across requests.
+ */
+export function defaultCounter(model: ModelInfo, method?: 'tokenizer' | 'heuristic', cache?: MessageCountCache): TokenCounter {
+  if (method === 'heuristic') return heuristicCounter(!model.encoding, cache)
   if (method === 'tokenizer') {
     if (!model.encoding) {
       throw new ApiError(400, 'unsupported_method', `method "tokenizer" needs an OpenAI model with a known encoding; "${model.id}" has none (use "heuristic" or "provider")`, [
         { path: 'body.method', message: 'no exact tokenizer for this model' },
       ])
     }
-    return tokenizerCounter(model.encoding)
+    return tokenizerCounter(model.encoding, cache)
   }
-  return model.encoding ? tokenizerCounter(model.encoding) : heuristicCounter(true)
+  return model.encoding ? tokenizerCounter(model.encoding, cache) : heuristicCounter(true, cache)
 }
 
 /** Messages to count: a separately given `system` counts as a leading system message. */
@@ -110,7 +113,7 @@ function withSystem(messages: CanonicalMessage[], format: MessageFormat, system:
   return [{ role: 'system', parts: [{ type: 'text', text }], index: -1, format, raw: system }, ...messages]
 }
 
-export async function estimate(config: Config, input: EstimateInput, providerCounter: ProviderTokenCounter): Promise<EstimateResult> {
+export async function estimate(config: Config, input: EstimateInput, providerCounter: ProviderTokenCounter, cache?: MessageCountCache): Promise<EstimateResult> {
   const conversation = parseConversation(input.messages, { format: input.format, system: input.system })
   const model = modelFor(config, input.model, input.contextLimit)
   // Before counting: a request whose settings leave no room is refused cheaply.
@@ -123,7 +126,7 @@ export async function estimate(config: Config, input: EstimateInput, providerCou
   let providerTotal: number | undefined
 
   if (input.method === 'provider') {
-    counter = heuristicCounter(!model.encoding)
+    counter = heuristicCounter(!model.encoding, cache)
     method = 'heuristic'
     if (model.provider !== 'anthropic') {
       fallback = { from: 'provider', reason: `provider counting is available for Anthropic models only; "${model.id}" is ${model.provider}` }
@@ -139,7 +142,7 @@ export async function estimate(config: Config, input: EstimateInput, providerCou
       }
     }
   } else {
-    counter = defaultCounter(model, input.method)
+    counter = defaultCounter(model, input.method, cache)
     method = counter.method
   }
 

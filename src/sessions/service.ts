@@ -26,7 +26,7 @@ import { compact, CompactionError } from '../engine/compaction/compact.ts'
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type StrategyName } from '../engine/compaction/types.ts'
 import { CREATED_INDEX, isSystemLike, parseConversation, serializeConversation, type CanonicalMessage, type MessageFormat } from '../engine/messages/index.ts'
 import { continuationOf, parseSummary, planWindowEviction, renderContinuationPrompt, sessionExchanges, type Continuation } from '../engine/sessions/index.ts'
-import { messageTokens, type TokenCounter } from '../engine/tokens/count.ts'
+import { messageTokens, type MessageCountCache, type TokenCounter } from '../engine/tokens/count.ts'
 import { ApiError } from '../errors.ts'
 import type { SummarizerRegistry } from '../providers/summarizer-clients.ts'
 import { defaultCounter, modelFor, thresholdSettings } from '../services/estimate.ts'
@@ -232,6 +232,8 @@ export interface SessionServiceOptions {
   cache?: SummaryCache
   summaryReadTimeoutMs?: number
   log?: { warn(obj: object, msg: string): void }
+  /** Per-message token counts remembered across requests (src/plugins/token-cache.ts), per tenant. */
+  tokenCache?: { for(tenantId: string): MessageCountCache }
 }
 
 const notFound = (id: string) => new ApiError(404, 'not_found', `no session ${JSON.stringify(id)}`)
@@ -249,8 +251,9 @@ export class SessionService {
     this.readTimeoutMs = opts.summaryReadTimeoutMs ?? SUMMARY_READ_TIMEOUT_MS
   }
 
-  counterFor(settings: SessionSettings): TokenCounter {
-    return defaultCounter(modelFor(this.config, settings.model))
+  /** The session model's counter; with `tenantId`, one that uses the token-count cache. */
+  counterFor(settings: SessionSettings, tenantId?: string): TokenCounter {
+    return defaultCounter(modelFor(this.config, settings.model), undefined, tenantId === undefined ? undefined : this.opts.tokenCache?.for(tenantId))
   }
 
   // -------------------------------------------------------------------------
@@ -364,7 +367,7 @@ export class SessionService {
           { path: 'body.format', message: `expected ${settings.format}` },
         ])
       }
-      const counter = this.counterFor(settings)
+      const counter = this.counterFor(settings, tenantId)
       const before = await windowAndEvicted(trx, tenantId, sessionId, COUNT_EXCHANGES_UP_TO + 1)
       const fresh = parsed.map((m) => ({ raw: m.raw, role: m.role, tokens: messageTokens(m, counter), messageAt: m.timestamp ? new Date(m.timestamp) : appendedAt }))
       const seqs = await insertMessages(trx, tenantId, sessionId, format, before.lastSeq, fresh)
@@ -530,7 +533,7 @@ export class SessionService {
     const sessionFormat = settings.format ?? q.format ?? 'openai'
     const format = q.format ?? sessionFormat
     const model = modelFor(this.config, q.model ?? settings.model)
-    const counter = defaultCounter(model)
+    const counter = defaultCounter(model, undefined, this.opts.tokenCache?.for(tenantId))
     const budget = q.budget ?? compactionThreshold(model.contextLimit, thresholdSettings(this.config, {}))
 
     const all = toCanonical(snap.rows, sessionFormat)

@@ -76,7 +76,7 @@ function startStream(cfg: ChildConfig): { stop(): Promise<ChildResult | undefine
 }
 
 /** A port nothing listens on now (the OS picks it). */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer()
     srv.once('error', reject)

@@ -16,7 +16,7 @@
  * caller's format is used for what is reported and for the final budget check.
  */
 import { isSystemLike, toolResultsOf, type CanonicalMessage, type CanonicalPart } from '../messages/canonical.ts'
-import { IMAGE_TOKENS, TOOL_CALL_OVERHEAD, type TokenCounter } from '../tokens/count.ts'
+import { IMAGE_TOKENS, messageCacheKey, TOOL_CALL_OVERHEAD, type MessageCounts, type TokenCounter } from '../tokens/count.ts'
 import { TOKENS_PER_MESSAGE, TOKENS_PER_NAME } from '../tokens/tokenizer.ts'
 import type { Unit } from './pairing.ts'
 
@@ -157,38 +157,46 @@ export interface NeutralCounter {
 }
 
 export function neutralCounter(counter: TokenCounter): NeutralCounter {
-  // Per message: tokens of every part but tool calls (the same in both counts), and the
-  // tool calls counted with canonical and with the caller's own argument text.
-  const cache = new WeakMap<CanonicalMessage, { shared: number; neutralCalls: number; actualCalls: number }>()
-  const partsOf = (m: CanonicalMessage) => {
-    let hit = cache.get(m)
-    if (!hit) {
-      hit = { shared: 0, neutralCalls: 0, actualCalls: 0 }
-      for (const p of m.parts) {
-        if (p.type !== 'tool-call') {
-          hit.shared += neutralPartTokens(p, counter)
-          continue
-        }
-        const head = TOOL_CALL_OVERHEAD + counter.text(p.name)
-        const own = counter.text(p.argsText)
-        const canonical = canonicalArgs(p.argsText)
-        hit.actualCalls += head + own
-        hit.neutralCalls += head + (canonical === p.argsText ? own : counter.text(canonical))
+  // Per message, both counts before the margin: the real one (tokens/count.ts
+  // messageTokens) and the neutral content. Every part but tool calls counts the same in
+  // both; a tool call's arguments are counted as sent and, when that differs, canonical.
+  // Remembered per message object, and across requests in the counter's cache (by content).
+  const local = new WeakMap<CanonicalMessage, Required<MessageCounts>>()
+  const countBoth = (m: CanonicalMessage): Required<MessageCounts> => {
+    let shared = 0
+    let neutralCalls = 0
+    let actualCalls = 0
+    for (const p of m.parts) {
+      if (p.type !== 'tool-call') {
+        shared += neutralPartTokens(p, counter)
+        continue
       }
-      cache.set(m, hit)
+      const head = TOOL_CALL_OVERHEAD + counter.text(p.name)
+      const own = counter.text(p.argsText)
+      const canonical = canonicalArgs(p.argsText)
+      actualCalls += head + own
+      neutralCalls += head + (canonical === p.argsText ? own : counter.text(canonical))
     }
+    let actual = TOKENS_PER_MESSAGE + counter.text(m.role) + shared + actualCalls
+    if (m.name) actual += TOKENS_PER_NAME + counter.text(m.name)
+    return { actual, neutral: shared + neutralCalls }
+  }
+  const countsOf = (m: CanonicalMessage): Required<MessageCounts> => {
+    let hit = local.get(m)
+    if (hit) return hit
+    const key = messageCacheKey(m, counter)
+    const stored = key === undefined ? undefined : counter.cache!.store.get(key)
+    if (stored?.neutral !== undefined) hit = stored as Required<MessageCounts>
+    else {
+      // Not seen, or seen by /estimate only (which needs no neutral count of tool calls).
+      hit = countBoth(m)
+      if (key !== undefined) counter.cache!.store.set(key, hit)
+    }
+    local.set(m, hit)
     return hit
   }
-  const content = (m: CanonicalMessage): number => {
-    const p = partsOf(m)
-    return p.shared + p.neutralCalls
-  }
-  const actual = (m: CanonicalMessage): number => {
-    const p = partsOf(m)
-    let n = TOKENS_PER_MESSAGE + counter.text(m.role) + p.shared + p.actualCalls
-    if (m.name) n += TOKENS_PER_NAME + counter.text(m.name)
-    return Math.ceil(n * counter.margin)
-  }
+  const content = (m: CanonicalMessage): number => countsOf(m).neutral
+  const actual = (m: CanonicalMessage): number => Math.ceil(countsOf(m).actual * counter.margin)
   return {
     content,
     actual,

@@ -7,9 +7,15 @@
  * counted exactly (o200k_base / cl100k_base); with `heuristic` it is estimated by
  * character class, and multiplied by a safety margin for non-OpenAI models, whose
  * tokenizers we cannot run here.
+ *
+ * A counter may carry a cache (MessageCountCache): agents resend their whole history every
+ * turn, so each message's counts are remembered under a hash of what is counted (see
+ * messageCacheKey) and a resent message costs one hash instead of a count. The cache is
+ * an interface (get/set by key); the server's LRU lives in src/plugins/token-cache.ts.
  */
+import { hash } from 'node:crypto'
 import { messageText, type CanonicalMessage, type CanonicalPart } from '../messages/canonical.ts'
-import { estimateTextTokens, HEURISTIC_SAFETY_MARGIN } from './heuristic.ts'
+import { estimateTextTokens, HEURISTIC_SAFETY_MARGIN, HEURISTIC_VERSION } from './heuristic.ts'
 import {
   countTextTokens,
   countToolSchemaTokens,
@@ -31,16 +37,83 @@ export interface TokenCounter {
   /** Multiplier applied to heuristic counts (1 for the exact tokenizer). */
   margin: number
   text(text: string): number
+  /**
+   * What `text` computes (the encoding, or the heuristic and its version): part of every
+   * cache key, so counts of one counter are never read as another's. No id: never cached.
+   */
+  id?: string
+  /** Per-message counts remembered across calls; absent: every message is counted. */
+  cache?: MessageCountCache
 }
 
-export function tokenizerCounter(encoding: EncodingName): TokenCounter {
-  return { method: 'tokenizer', margin: 1, text: (t) => countTextTokens(t, encoding) }
+/**
+ * One message's counts before the margin: `actual` as messageTokens counts it (overhead,
+ * role, name and parts); `neutral`, its content as the format-neutral planner counts it
+ * (conversation/segments.ts), once something has needed it. Numbers only: no content.
+ */
+export interface MessageCounts {
+  readonly actual: number
+  readonly neutral?: number
+}
+
+/** Where counts are remembered: get/set by key (a hash), e.g. an LRU. */
+export interface TokenCountCache {
+  get(key: string): MessageCounts | undefined
+  set(key: string, counts: MessageCounts): void
+}
+
+export interface MessageCountCache {
+  store: TokenCountCache
+  /** Keys are per scope (the tenant): no caller learns from timing what another has sent. */
+  scope: string
+}
+
+/**
+ * Messages with less countable text than this are counted, not cached: below it a hash
+ * and a lookup cost more than the count (measured per message size and method with
+ * test/bench/token-cache.ts; docs/benchmarks.md).
+ */
+export const CACHE_MIN_CHARS: Readonly<Record<CountMethod, number>> = { tokenizer: 0, heuristic: 128 }
+
+export function tokenizerCounter(encoding: EncodingName, cache?: MessageCountCache): TokenCounter {
+  return { method: 'tokenizer', margin: 1, text: (t) => countTextTokens(t, encoding), id: encoding, ...(cache ? { cache } : {}) }
 }
 
 /** `withMargin` is true for models whose tokenizer is not o200k-like. */
-export function heuristicCounter(withMargin: boolean): TokenCounter {
+export function heuristicCounter(withMargin: boolean, cache?: MessageCountCache): TokenCounter {
   const margin = withMargin ? HEURISTIC_SAFETY_MARGIN : 1
-  return { method: 'heuristic', margin, text: estimateTextTokens }
+  // The margin is applied after the cache (counts are stored before it), so it is not in the id.
+  return { method: 'heuristic', margin, text: estimateTextTokens, id: `heuristic-v${HEURISTIC_VERSION}`, ...(cache ? { cache } : {}) }
+}
+
+const PART_TAG: Record<'text' | 'reasoning' | 'opaque' | 'tool-result', string> = { text: 't', reasoning: 'r', opaque: 'o', 'tool-result': 'x' }
+/** String.prototype.isWellFormed (Node 20; not in the ES2023 lib this project compiles against). */
+const isWellFormed = (s: string): boolean => (s as string & { isWellFormed(): boolean }).isWellFormed()
+/** Marks a key's input as UTF-16 (0xFF never occurs in UTF-8), so it cannot equal a UTF-8 one. */
+const UTF16_MARK = Buffer.from([0xff])
+
+/**
+ * The cache key of a message for a counter: SHA-256 of everything its counts depend on
+ * (the counter's id, the cache's scope, role, name, and each part's type and counted
+ * text), each field length-prefixed so that no two messages share an input. Undefined
+ * when the counter has no cache or id, or the message is too short to be worth it
+ * (CACHE_MIN_CHARS). Text with a lone surrogate is hashed as UTF-16, since UTF-8 would
+ * turn every lone surrogate into the same U+FFFD.
+ */
+export function messageCacheKey(message: CanonicalMessage, counter: TokenCounter): string | undefined {
+  const cache = counter.cache
+  if (!cache || counter.id === undefined) return undefined
+  let chars = 0
+  for (const p of message.parts) chars += p.type === 'tool-call' ? p.name.length + p.argsText.length : p.type === 'image' ? 0 : p.text.length
+  if (chars < CACHE_MIN_CHARS[counter.method]) return undefined
+  const name = message.name ? `${message.name.length}:${message.name}` : '-'
+  let s = `${counter.id.length}:${counter.id}${cache.scope.length}:${cache.scope}${message.role.length}:${message.role}${name}`
+  for (const p of message.parts) {
+    if (p.type === 'tool-call') s += `c${p.name.length}:${p.name}${p.argsText.length}:${p.argsText}`
+    else if (p.type === 'image') s += 'i'
+    else s += `${PART_TAG[p.type]}${p.text.length}:${p.text}`
+  }
+  return isWellFormed(s) ? hash('sha256', s, 'base64') : hash('sha256', Buffer.concat([UTF16_MARK, Buffer.from(s, 'utf16le')]), 'base64')
 }
 
 function partTokens(part: CanonicalPart, counter: TokenCounter): number {
@@ -58,12 +131,27 @@ function partTokens(part: CanonicalPart, counter: TokenCounter): number {
   }
 }
 
-/** Tokens one message adds to a prompt (overhead included, margin applied). */
-export function messageTokens(message: CanonicalMessage, counter: TokenCounter): number {
+/** A message counted afresh; `neutral` too when it has no tool call (then the two agree). */
+function countMessage(message: CanonicalMessage, counter: TokenCounter): MessageCounts {
   let n = TOKENS_PER_MESSAGE + counter.text(message.role)
   if (message.name) n += TOKENS_PER_NAME + counter.text(message.name)
-  for (const part of message.parts) n += partTokens(part, counter)
-  return Math.ceil(n * counter.margin)
+  const head = n
+  let calls = false
+  for (const part of message.parts) {
+    n += partTokens(part, counter)
+    if (part.type === 'tool-call') calls = true
+  }
+  return calls ? { actual: n } : { actual: n, neutral: n - head }
+}
+
+/** Tokens one message adds to a prompt (overhead included, margin applied). */
+export function messageTokens(message: CanonicalMessage, counter: TokenCounter): number {
+  const key = messageCacheKey(message, counter)
+  if (key === undefined) return Math.ceil(countMessage(message, counter).actual * counter.margin)
+  const store = counter.cache!.store
+  let counts = store.get(key)
+  if (counts === undefined) store.set(key, (counts = countMessage(message, counter)))
+  return Math.ceil(counts.actual * counter.margin)
 }
 
 export interface ConversationCount {

@@ -144,6 +144,13 @@ const RARE_WORD_ALLOWANCE = 1.02
  */
 export const HEURISTIC_SAFETY_MARGIN = 1.2
 
+/**
+ * Version of the estimate, part of every token-count cache key (tokens/count.ts). The
+ * in-process cache starts empty with the code that fills it, so this matters once counts
+ * outlive a process; bump it with any change that moves a count all the same.
+ */
+export const HEURISTIC_VERSION = 1
+
 // ---------------------------------------------------------------------------
 // Character classes
 // ---------------------------------------------------------------------------

@@ -1,0 +1,103 @@
+/**
+ * The token-count cache (issue 11): one bounded LRU per app of per-message counts, keyed
+ * by a hash of what is counted (src/engine/tokens/count.ts messageCacheKey) and holding
+ * numbers only, never content. Agents resend their whole history every turn; with the
+ * cache a resent message costs a hash instead of a count. Shared by /estimate, /compact
+ * (on the event loop) and the sessions service; keys are per tenant (`for(tenantId)`).
+ *
+ * TOKEN_CACHE_ENTRIES bounds it (0: no cache). Hits, misses and the entry count are in
+ * /metrics (compactd_token_cache_*), counted in plain fields and read at scrape time.
+ */
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { LRUCache } from 'lru-cache'
+import { Counter, Gauge, type Registry } from 'prom-client'
+import type { MessageCountCache, MessageCounts, TokenCountCache } from '../engine/tokens/count.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** undefined when TOKEN_CACHE_ENTRIES is 0. */
+    tokenCache: TokenCache | undefined
+  }
+}
+
+export class TokenCache implements TokenCountCache {
+  hits = 0
+  misses = 0
+  private readonly lru: LRUCache<string, MessageCounts>
+
+  constructor(readonly maxEntries: number) {
+    this.lru = new LRUCache<string, MessageCounts>({ max: maxEntries })
+  }
+
+  get(key: string): MessageCounts | undefined {
+    const v = this.lru.get(key)
+    if (v === undefined) this.misses++
+    else this.hits++
+    return v
+  }
+
+  set(key: string, counts: MessageCounts): void {
+    this.lru.set(key, counts)
+  }
+
+  get size(): number {
+    return this.lru.size
+  }
+
+  /** What is stored, for inspection (tests): keys and counts. */
+  entries(): [string, MessageCounts][] {
+    return [...this.lru.entries()]
+  }
+
+  clear(): void {
+    this.lru.clear()
+  }
+
+  /** The cache as a counter takes it, keyed within one tenant. */
+  for(tenantId: string): MessageCountCache {
+    return { store: this, scope: tenantId }
+  }
+}
+
+/** compactd_token_cache_hits_total, _misses_total and _entries, read from `cache` at scrape. */
+export function registerTokenCacheMetrics(registry: Registry, cache: TokenCache): void {
+  let hitsSeen = 0
+  let missesSeen = 0
+  new Counter({
+    name: 'compactd_token_cache_hits_total',
+    help: 'Messages whose token counts came from the token-count cache',
+    registers: [registry],
+    collect() {
+      this.inc(cache.hits - hitsSeen)
+      hitsSeen = cache.hits
+    },
+  })
+  new Counter({
+    name: 'compactd_token_cache_misses_total',
+    help: 'Messages counted and added to the token-count cache (messages under the size worth caching are not looked up)',
+    registers: [registry],
+    collect() {
+      this.inc(cache.misses - missesSeen)
+      missesSeen = cache.misses
+    },
+  })
+  new Gauge({
+    name: 'compactd_token_cache_entries',
+    help: `Messages in the token-count cache (at most TOKEN_CACHE_ENTRIES = ${cache.maxEntries})`,
+    registers: [registry],
+    collect() {
+      this.set(cache.size)
+    },
+  })
+}
+
+export default fp(
+  async function tokenCachePlugin(app: FastifyInstance) {
+    const entries = app.config.TOKEN_CACHE_ENTRIES
+    const cache = entries > 0 ? new TokenCache(entries) : undefined
+    if (cache) registerTokenCacheMetrics(app.metrics.registry, cache)
+    app.decorate('tokenCache', cache)
+  },
+  { name: 'token-cache', dependencies: ['metrics'] },
+)
