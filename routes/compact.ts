@@ -233,6 +233,12 @@ const compactResponse = z
     },
   })
 
+/** The body's size from Content-Length; undefined (chunked): the compute pool treats it as large. */
+function bodyBytes(header: string | undefined): number | undefined {
+  const n = Number(header)
+  return header !== undefined && Number.isFinite(n) ? n : undefined
+}
+
 export default async function compactRoutes(app: FastifyInstance) {
   app.withTypeProvider<ZodTypeProvider>().post('/compact', {
     schema: {
@@ -242,7 +248,8 @@ export default async function compactRoutes(app: FastifyInstance) {
       response: { 200: compactResponse, ...standardErrorResponses, 422: errorResponseSchema },
     },
     handler: async (req, reply) => {
-      // Stop provider calls when the client goes away before the reply.
+      // When the client goes away before the reply: provider calls stop, a queued
+      // compaction leaves the compute queue.
       const controller = new AbortController()
       const onClose = () => {
         if (!reply.raw.writableEnded) controller.abort()
@@ -250,7 +257,18 @@ export default async function compactRoutes(app: FastifyInstance) {
       reply.raw.once('close', onClose)
       try {
         return await compactConversation(
-          { config: app.config, db: app.db, summarizers: app.providers.summarizers, metrics: app.metrics, tenantId: req.tenant.tenantId, signal: controller.signal, log: req.log, tokenCache: app.tokenCache },
+          {
+            config: app.config,
+            db: app.db,
+            summarizers: app.providers.summarizers,
+            metrics: app.metrics,
+            tenantId: req.tenant.tenantId,
+            signal: controller.signal,
+            log: req.log,
+            compute: app.compute,
+            bodyBytes: bodyBytes(req.headers['content-length']),
+            tokenCache: app.tokenCache,
+          },
           req.body,
         )
       } finally {

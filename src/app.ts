@@ -14,6 +14,7 @@ import type { Config } from './config.ts'
 import type { DatabaseHandle } from './db/database.ts'
 import adminSocketPlugin from './plugins/admin-socket.ts'
 import authPlugin from './plugins/auth.ts'
+import computePoolPlugin from './plugins/compute-pool.ts'
 import databasePlugin from './plugins/database.ts'
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/errors.ts'
 import inputGuardsPlugin from './plugins/input-guards.ts'
@@ -99,6 +100,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(swaggerPlugin, { config })
   await app.register(metricsPlugin)
   await app.register(tokenCachePlugin)
+  await app.register(computePoolPlugin)
   await app.register(sessionsPlugin)
 
   await app.register(healthRoutes)

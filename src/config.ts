@@ -3,6 +3,7 @@
  * Every setting is documented in .env.example. A bad value stops the service with one
  * line naming the variable (see formatConfigError).
  */
+import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def)
@@ -118,6 +119,16 @@ export const configSchema = z.object({
    * instance has deleted since (default 15 minutes).
    */
   SUMMARY_FALLBACK_MAX_AGE_MS: int(900_000, 0),
+
+  /**
+   * Compute pool (issue 11, src/plugins/compute-pool.ts): worker threads for compaction and
+   * rolling-summary updates. Default: the machine's cores. 0 runs them on the event loop.
+   */
+  COMPUTE_THREADS: int(availableParallelism()),
+  /** Requests that may wait for a compute thread; one more is a 503 overloaded with Retry-After. */
+  COMPUTE_QUEUE_MAX: int(16),
+  /** Requests whose body is at most this many bytes are computed on the event loop (cheaper than the trip to a thread). */
+  COMPUTE_INLINE_MAX_BYTES: int(16_384),
 })
 
 export type Config = z.infer<typeof configSchema>

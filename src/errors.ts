@@ -18,6 +18,8 @@ export class ApiError extends Error {
     readonly issues?: ErrorIssue[],
     /** Extra fields merged into the body (e.g. token numbers for 422). */
     readonly details?: Record<string, unknown>,
+    /** Response headers sent with the error (e.g. Retry-After on a 503 overloaded). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message)
   }

@@ -13,6 +13,7 @@ import { ApiError, type ErrorIssue } from '../errors.ts'
 import { MessageFormatError } from '../engine/messages/errors.ts'
 import { CompactionError } from '../engine/compaction/compact.ts'
 import { SummarizerSelectionError } from '../providers/summarizer-clients.ts'
+import { lingerOverOversizedBody } from './input-guards.ts'
 
 /** `/messages/3/role` under `body` → `body.messages[3].role`. */
 function formatPath(instancePath: string, root: string): string {
@@ -142,6 +143,7 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
       })
     }
     if (err instanceof ApiError) {
+      if (err.headers) reply.headers(err.headers)
       return reply.code(err.statusCode).send({
         error: err.code,
         message: err.message,
@@ -152,6 +154,8 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
     }
     switch (err.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        // Read and discard the rest, so that the client, still sending, gets the 413.
+        lingerOverOversizedBody(req, reply, app.initialConfig.bodyLimit ?? 0)
         return reply.code(413).send({ error: 'payload_too_large', message: `request body exceeds ${app.initialConfig.bodyLimit} bytes`, requestId })
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return reply.code(415).send({ error: 'unsupported_media_type', message: 'send the body as application/json', requestId })

@@ -7,7 +7,7 @@
  * Both are 400 `{ error, message, issues, requestId }` through the error handler. Bodies
  * are JSON only: any other content type is a 415.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { z } from 'zod'
 import { ApiError, type ErrorIssue } from '../errors.ts'
@@ -100,6 +100,52 @@ export function findTooDeep(value: unknown, max: number = MAX_JSON_DEPTH, root =
     }
   }
   return undefined
+}
+
+/**
+ * A body over BODY_LIMIT_BYTES is refused before it is read (its Content-Length says so)
+ * or as soon as it passes the limit (chunked). The 413 goes out at once, but the client is
+ * usually still sending: closing the socket then makes the kernel answer its next bytes
+ * with a reset, and most clients (fetch, node:http) report that reset, not the 413 that
+ * is waiting, unread, in their receive buffer. So the connection is not closed: Node
+ * reads the rest of the body and throws it away (nothing is kept; the connection is
+ * reused after it), for at most oversizedDrainBytes() and OVERSIZED_DRAIN_MS; past
+ * either, or when the declared length is already past it, the connection is closed as before.
+ */
+export const OVERSIZED_DRAIN_MS = 10_000
+
+/** Bytes of an oversized body read and discarded at most: 4 × the limit, and at least 64 MiB. */
+export function oversizedDrainBytes(bodyLimit: number): number {
+  return Math.max(4 * bodyLimit, 64 * 1024 * 1024)
+}
+
+export function lingerOverOversizedBody(req: FastifyRequest, reply: FastifyReply, bodyLimit: number): void {
+  const raw = req.raw
+  const socket = raw.socket
+  if (raw.complete || !socket || socket.destroyed) return
+  const maxBytes = oversizedDrainBytes(bodyLimit)
+  const declared = Number(raw.headers['content-length'])
+  if (Number.isFinite(declared) && declared > maxBytes) return // fastify's Connection: close stays
+  // Without Connection: close, Node discards the unread body after the response (or
+  // keeps the stream flowing that fastify stopped reading) and keeps the connection.
+  reply.removeHeader('connection')
+  const readBefore = socket.bytesRead
+  const started = Date.now()
+  const stop = () => {
+    clearInterval(timer)
+    raw.off('end', stop)
+    socket.off('close', stop)
+  }
+  const timer = setInterval(() => {
+    if (raw.complete || socket.destroyed) return stop()
+    if (socket.bytesRead - readBefore > maxBytes || Date.now() - started > OVERSIZED_DRAIN_MS) {
+      stop()
+      socket.destroy()
+    }
+  }, 50)
+  timer.unref()
+  raw.once('end', stop)
+  socket.once('close', stop)
 }
 
 /** Query parameter names a route declares (its zod querystring object's keys); none without one. */

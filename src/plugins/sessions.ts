@@ -24,6 +24,7 @@ export default fp(
       log: app.log,
       metrics: app.metrics,
       summarizers: app.providers.summarizers,
+      compute: app.compute,
       onSummaryWritten: (tenantId, sessionId, settings, summary, remaining) => sessions.noteSummaryWritten(tenantId, sessionId, settings, summary, remaining),
     })
     app.decorate('sessions', sessions)
@@ -35,5 +36,5 @@ export default fp(
     // Registered after the database plugin, so this runs before the database closes.
     app.addHook('onClose', async () => worker.stop())
   },
-  { name: 'sessions', dependencies: ['database', 'providers', 'metrics', 'token-cache'] },
+  { name: 'sessions', dependencies: ['database', 'providers', 'metrics', 'compute-pool', 'token-cache'] },
 )

@@ -5,7 +5,7 @@
  * back in the caller's format, and store a checkpoint when a session is named.
  */
 import type { Kysely } from 'kysely'
-import { insertCheckpoint, latestRound } from '../checkpoints/repository.ts'
+import { insertCheckpoint, latestRound, type CheckpointData } from '../checkpoints/repository.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/schema.ts'
 import { compact, CompactionError } from '../engine/compaction/compact.ts'
@@ -28,6 +28,7 @@ import type { MessageCountCache } from '../engine/tokens/count.ts'
 import { parseConversation, serializeConversation } from '../engine/messages/index.ts'
 import { ApiError } from '../errors.ts'
 import type { SummarizerProvider, SummarizerRegistry } from '../providers/summarizer-clients.ts'
+import type { ComputeRunner } from './compute-tasks.ts'
 import { defaultCounter, givenThresholdFields, modelFor, thresholdOrRefuse } from './estimate.ts'
 
 /** clearToolInputs: true shortens tool-call arguments over this many tokens. */
@@ -92,11 +93,29 @@ export interface CompactContext {
   summarizers: SummarizerRegistry
   metrics?: CompactionMetrics
   tenantId: string
-  /** Fires when the client goes away: provider calls stop. */
+  /** Fires when the client goes away: provider calls stop, a queued compaction leaves the queue. */
   signal?: AbortSignal
   log?: { warn(obj: object, msg: string): void }
+  /** Runs the CPU part (computeCompaction) in the compute pool; absent: on the event loop. */
+  compute?: ComputeRunner
+  /** The request body's size in bytes (Content-Length), which decides pool or event loop. */
+  bodyBytes?: number
   /** Per-message token counts remembered across requests (src/plugins/token-cache.ts), per tenant. */
   tokenCache?: { for(tenantId: string): MessageCountCache }
+}
+
+/** The input of computeCompaction in the compute pool: structured-cloneable data only. */
+export interface CompactTaskInput {
+  request: CompactRequest
+  /** The session's latest compaction round (read from storage before). */
+  previousRound?: number
+}
+
+/** What computeCompaction returns: the response without its checkpoint, and what to store as one. */
+export interface ComputedCompaction {
+  response: Omit<CompactResponse, 'checkpoint'>
+  /** Set when a compaction was done (not a dry run): the checkpoint row to store for a session. */
+  checkpoint?: CheckpointData
 }
 
 function strategyList(input: CompactRequest['strategy'], config: Config): StrategyName[] {
@@ -113,17 +132,64 @@ function pickSummarizer(registry: SummarizerRegistry, choice: CompactRequest['su
   return llmSummarizer(registry.get())
 }
 
-export async function compactConversation(ctx: CompactContext, input: CompactRequest): Promise<CompactResponse> {
-  const { config } = ctx
+function checkKeepRecent(input: CompactRequest): void {
   if (input.keepRecent !== undefined && input.keepRecentTokens !== undefined) {
     throw new ApiError(400, 'validation_error', 'body.keepRecentTokens: give keepRecent or keepRecentTokens, not both', [
       { path: 'body.keepRecentTokens', message: 'mutually exclusive with keepRecent' },
     ])
   }
+}
+
+/**
+ * POST /compact: the request checked, the session's round read, the CPU part
+ * (computeCompaction) run in the compute pool (or on the event loop: small bodies, and
+ * the llm strategy, whose provider client cannot cross into a worker thread), then the
+ * checkpoint stored.
+ */
+export async function compactConversation(ctx: CompactContext, input: CompactRequest): Promise<CompactResponse> {
+  const { config } = ctx
+  checkKeepRecent(input)
+  const llm = strategyList(input.strategy, config).includes('llm') ? pickSummarizer(ctx.summarizers, input.summarizer) : undefined
+  const previousRound = input.sessionId ? await latestRound(ctx.db, ctx.tenantId, input.sessionId) : undefined
+  const task: CompactTaskInput = { request: input, ...(previousRound ? { previousRound } : {}) }
+  const computed =
+    llm || !ctx.compute
+      ? await computeCompaction(config, task, { llm, signal: ctx.signal, tokenCache: ctx.tokenCache?.for(ctx.tenantId) })
+      : await ctx.compute.run('compact', task, { signal: ctx.signal, bytes: ctx.bodyBytes })
+  const { response } = computed
+  // A compaction done, not a dry run: what a checkpoint is stored for.
+  if (computed.checkpoint) ctx.metrics?.onCompaction(response.event)
+
+  let checkpoint: CompactResponse['checkpoint']
+  if (input.sessionId && computed.checkpoint) {
+    const stored = await insertCheckpoint(ctx.db, ctx.tenantId, input.sessionId, computed.checkpoint, { maxCheckpoints: config.COMPACTION_MAX_CHECKPOINTS })
+    checkpoint = {
+      sessionId: input.sessionId,
+      checkpointNum: stored.checkpoint.checkpointNum,
+      ...(stored.folded ? { folded: stored.folded } : {}),
+    }
+  }
+  return { ...response, ...(checkpoint ? { checkpoint } : {}) }
+}
+
+/**
+ * The CPU part of a compaction, with no I/O of its own: parse the caller's format, turn
+ * the request into CompactOptions (defaults from configuration, the target from the
+ * model's threshold like /estimate), run the engine, write the result back in the
+ * caller's format. Structured-cloneable in and out, so the compute pool runs it in a
+ * worker thread; the llm summarizer (a provider client) only on the event loop.
+ */
+export async function computeCompaction(
+  config: Config,
+  task: CompactTaskInput,
+  env: { llm?: Summarizer; signal?: AbortSignal; tokenCache?: MessageCountCache } = {},
+): Promise<ComputedCompaction> {
+  const input = task.request
+  checkKeepRecent(input)
   const conversation = parseConversation(input.messages, { format: input.format, system: input.system })
   const format = conversation.format
   const model = modelFor(config, input.model, input.contextLimit)
-  const counter = defaultCounter(model, undefined, ctx.tokenCache?.for(ctx.tenantId))
+  const counter = defaultCounter(model, undefined, env.tokenCache)
   // The threshold is the default target; settings that leave it no room are a 400 even
   // with an explicit target, since the request then contradicts itself.
   if (input.targetTokens !== undefined && givenThresholdFields(input).length > 0) thresholdOrRefuse(config, model, input)
@@ -138,8 +204,7 @@ export async function compactConversation(ctx: CompactContext, input: CompactReq
   const messages = extraSystem ? [extraSystem, ...conversation.messages] : conversation.messages
 
   const strategy = strategyList(input.strategy, config)
-  const llm = strategy.includes('llm') ? pickSummarizer(ctx.summarizers, input.summarizer) : undefined
-  const previousRound = input.sessionId ? await latestRound(ctx.db, ctx.tenantId, input.sessionId) : undefined
+  const previousRound = task.previousRound
 
   const clear = input.clearToolInputs
   const options: CompactOptions = {
@@ -165,8 +230,7 @@ export async function compactConversation(ctx: CompactContext, input: CompactReq
     ...(previousRound ? { previousRound } : {}),
   }
 
-  const result = await runCompact(ctx, { messages, options, counter, llm })
-  if (result.compacted && !options.dryRun) ctx.metrics?.onCompaction(result.event)
+  const result = await runCompact(env.signal, { messages, options, counter, llm: env.llm })
   const compactedRange = result.compacted ? result.compactedRange : undefined
 
   const out = extraSystem ? result.messages.filter((m) => m !== extraSystem && !(m.index === -1 && m.raw === input.system && m.role === 'system')) : result.messages
@@ -178,49 +242,40 @@ export async function compactConversation(ctx: CompactContext, input: CompactReq
     summary = { ...result.summary, index: locateSummary(serialized.messages, result.summary.text) }
   }
 
-  let checkpoint: CompactResponse['checkpoint']
-  if (input.sessionId && result.compacted && !options.dryRun) {
+  let checkpoint: CheckpointData | undefined
+  if (result.compacted && !options.dryRun) {
     const ev = result.event
-    const stored = await insertCheckpoint(
-      ctx.db,
-      ctx.tenantId,
-      input.sessionId,
-      {
-        fromMessageIndex: compactedRange?.from ?? null,
-        toMessageIndex: compactedRange?.to ?? null,
-        messagesCompressed: ev.messagesCompacted,
-        summaryContent: result.summary?.text ?? '',
-        keyFacts: (result.summary?.keyFacts as unknown as Record<string, unknown>) ?? null,
-        originalTokens: ev.tokensBefore,
-        compressedTokens: ev.tokensAfter,
-        compressionRatio: ev.compressionRatio,
-        summaryCostUsd: ev.costUsd,
-        strategy: result.strategy,
-        round: result.summary ? ev.round : null,
-      },
-      { maxCheckpoints: config.COMPACTION_MAX_CHECKPOINTS },
-    )
     checkpoint = {
-      sessionId: input.sessionId,
-      checkpointNum: stored.checkpoint.checkpointNum,
-      ...(stored.folded ? { folded: stored.folded } : {}),
+      fromMessageIndex: compactedRange?.from ?? null,
+      toMessageIndex: compactedRange?.to ?? null,
+      messagesCompressed: ev.messagesCompacted,
+      summaryContent: result.summary?.text ?? '',
+      keyFacts: (result.summary?.keyFacts as unknown as Record<string, unknown>) ?? null,
+      originalTokens: ev.tokensBefore,
+      compressedTokens: ev.tokensAfter,
+      compressionRatio: ev.compressionRatio,
+      summaryCostUsd: ev.costUsd,
+      strategy: result.strategy,
+      round: result.summary ? ev.round : null,
     }
   }
 
   return {
-    compacted: result.compacted,
-    ...(result.reason !== undefined ? { reason: result.reason } : {}),
-    messages: serialized.messages,
-    ...(system !== undefined ? { system } : {}),
-    format,
-    model: model.id,
-    targetTokens,
-    strategy: result.strategy,
-    fallbacks: result.fallbacks,
-    repairs: result.repairs,
-    plan: result.plan,
-    event: result.event,
-    ...(summary ? { summary } : {}),
+    response: {
+      compacted: result.compacted,
+      ...(result.reason !== undefined ? { reason: result.reason } : {}),
+      messages: serialized.messages,
+      ...(system !== undefined ? { system } : {}),
+      format,
+      model: model.id,
+      targetTokens,
+      strategy: result.strategy,
+      fallbacks: result.fallbacks,
+      repairs: result.repairs,
+      plan: result.plan,
+      event: result.event,
+      ...(summary ? { summary } : {}),
+    },
     ...(checkpoint ? { checkpoint } : {}),
   }
 }
@@ -247,20 +302,20 @@ function locateSummary(messages: readonly unknown[], text: string): number {
  * the engine's 422 "cannot fit N tokens" about a target the input already meets.
  */
 async function runCompact(
-  ctx: CompactContext,
+  signal: AbortSignal | undefined,
   input: { messages: CanonicalMessage[]; options: CompactOptions; counter: ReturnType<typeof defaultCounter>; llm?: Summarizer },
 ): Promise<CompactResult> {
   try {
-    return await compact({ ...input, signal: ctx.signal })
+    return await compact({ ...input, signal })
   } catch (err) {
-    if (ctx.signal?.aborted) throw new ApiError(499, 'client_closed_request', 'the client closed the request before compaction finished')
+    if (signal?.aborted) throw new ApiError(499, 'client_closed_request', 'the client closed the request before compaction finished')
     const { options } = input
     if (err instanceof CompactionError && err.code === 'budget_unreachable' && options.force) {
       const before = err.details.tokensBefore
       const minimum = err.details.minimumTokens
       if (typeof before === 'number' && before <= options.targetTokens) {
         // Unforced, the engine returns the input as it is (repairs applied), in the caller's format.
-        const unchanged = await compact({ ...input, options: { ...options, force: false }, signal: ctx.signal })
+        const unchanged = await compact({ ...input, options: { ...options, force: false }, signal })
         if (!unchanged.compacted) {
           const smallest = typeof minimum === 'number' ? ` (a summary and the last turn alone need at least ${minimum})` : ''
           return {

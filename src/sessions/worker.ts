@@ -44,18 +44,18 @@ import { SummarizerError } from '../engine/compaction/types.ts'
 import {
   ageSummary,
   BACKGROUND_AGENT_PROMPT,
-  emptySummary,
   formatExchangesForPrompt,
   parseSummary,
   SECTION_KEYS,
   sessionExchanges,
-  updateSummary,
   type SummaryUpdate,
 } from '../engine/sessions/index.ts'
 import type { TokenCounter } from '../engine/tokens/count.ts'
 import type { SummarizerRegistry } from '../providers/summarizer-clients.ts'
+import type { ComputeRunner } from '../services/compute-tasks.ts'
 import { defaultCounter, modelFor } from '../services/estimate.ts'
 import type { SessionMetrics, UpdateMode } from './metrics.ts'
+import { computeRulesUpdate, rulesUpdateBytes, type RulesUpdateInput } from './rules-update.ts'
 import { claim, claimDailyAging, enqueueAgingForAll, fail, finish, renewLease, type QueueEntry } from './queue.ts'
 import {
   beginUpdate,
@@ -106,6 +106,8 @@ export interface SummaryWorkerOptions {
   now?: () => number
   workerId?: string
   hooks?: WorkerHooks
+  /** Runs rules updates in the compute pool (src/plugins/compute-pool.ts); absent: on the event loop. */
+  compute?: ComputeRunner
 }
 
 export interface UpdateOutcome {
@@ -325,7 +327,7 @@ export class SummaryWorker {
             return undefined
           })
         }
-        if (!prepared && attempt < SNAPSHOT_TRIES) prepared = this.prepareRules(snap, now)
+        if (!prepared && attempt < SNAPSHOT_TRIES) prepared = await this.prepareRules(snap, now)
       }
       try {
         const outcome = await this.db.transaction().execute((trx) => this.commit(trx, entry, prepared, now))
@@ -353,7 +355,7 @@ export class SummaryWorker {
       // Stale snapshots twice: compute under the lock, which always makes progress.
       const current = await latestSummary(trx, tenantId, sessionId)
       if ((current?.version ?? 0) !== begun.version) throw new SnapshotChanged()
-      p = this.prepareRules({ settings, summary: current, evicted: await messagesWithStatus(trx, tenantId, sessionId, 'evicted') }, now)
+      p = await this.prepareRules({ settings, summary: current, evicted: await messagesWithStatus(trx, tenantId, sessionId, 'evicted') }, now)
     }
     const { update, mode, baseContent, seqs: foldedSeqs } = p
 
@@ -398,12 +400,13 @@ export class SummaryWorker {
     return { baseVersion: snap.summary?.version ?? 0, baseContent: snap.summary?.content, seqs: snap.evicted.map((r) => r.seq), update, mode: 'llm' }
   }
 
-  /** rules mode (and the llm fallback): updateSummary() over a snapshot. */
-  private prepareRules(snap: UpdateSnapshot, now: number): Prepared {
+  /** rules mode (and the llm fallback): updateSummary() over a snapshot, in the compute pool when there is one. */
+  private async prepareRules(snap: UpdateSnapshot, now: number): Promise<Prepared> {
     const { settings } = snap
-    const base = snap.summary ? parseSummary(snap.summary.content, now) : emptySummary()
-    const exchanges = sessionExchanges(toCanonical(snap.evicted, settings.format ?? 'openai'))
-    const update = updateSummary({ doc: base, exchanges, now, budgetTokens: settings.summaryBudget, counter: counterFor(this.config, settings) })
+    const input: RulesUpdateInput = { settings, summary: snap.summary ? { content: snap.summary.content } : undefined, evicted: snap.evicted, now }
+    const update = this.opts.compute
+      ? await this.opts.compute.run('summary', input, { bytes: rulesUpdateBytes(input), background: true })
+      : computeRulesUpdate(this.config, input)
     return { baseVersion: snap.summary?.version ?? 0, baseContent: snap.summary?.content, seqs: snap.evicted.map((r) => r.seq), update, mode: rulesMode(settings, snap.evicted.length) }
   }
 }
@@ -413,7 +416,7 @@ interface Prepared {
   /** The content of baseVersion (undefined when there was none). */
   baseContent: string | undefined
   seqs: number[]
-  update: SummaryUpdate
+  update: Pick<SummaryUpdate, 'text' | 'tokens' | 'emergencyTruncated'>
   mode: UpdateMode
 }
 

@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- estimate engine compact sessions appends] — benchmarks. Servers run in this process;
+ * npm run bench [-- estimate engine compact sessions appends | soak [--pglite]] — benchmarks. Servers run in this process;
  * HTTP load comes from autocannon in a separate process. Every figure is compared with
  * a baseline measured in the same run, because these machines are noisy.
  * Env: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (interleaved rounds, default 3),
@@ -14,6 +14,7 @@ import { openDatabase } from '../../src/db/database.ts'
 import { syntheticConversation } from './conversation.ts'
 import { benchEngine, largestConversation } from './engine.ts'
 import { benchSessionAppends, benchSessionSummaryReads } from './sessions.ts'
+import { benchSoak } from './soak.ts'
 import { BENCH_CONNECTIONS, BENCH_DURATION_S, interleaved, load, table, type LoadResult } from './http.ts'
 
 const LOG_LEVEL = 'warn' as const
@@ -96,10 +97,13 @@ async function benchCompactHttp() {
   await bare.close()
 }
 
-const sections = process.argv.slice(2)
-const wants = (s: string) => sections.length === 0 || sections.includes(s)
+const args = process.argv.slice(2)
+const sections = args.filter((a) => !a.startsWith('--'))
+// soak runs only when named (5 minutes): npm run bench -- soak [--pglite]
+const wants = (s: string) => (sections.length === 0 && s !== 'soak') || sections.includes(s)
 if (wants('estimate')) await benchEstimate()
 if (wants('engine')) await benchEngineSection()
 if (wants('compact')) await benchCompactHttp()
 if (wants('sessions')) await benchSessionSummaryReads()
 if (wants('appends')) await benchSessionAppends()
+if (wants('soak')) await benchSoak({ pglite: args.includes('--pglite') })

@@ -76,7 +76,7 @@ function startStream(cfg: ChildConfig): { stop(): Promise<ChildResult | undefine
 }
 
 /** A port nothing listens on now (the OS picks it). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer()
     srv.once('error', reject)

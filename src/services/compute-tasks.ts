@@ -1,0 +1,102 @@
+/**
+ * The CPU-heavy tasks the compute pool (src/plugins/compute-pool.ts) runs in worker
+ * threads, or on the event loop when they are small: each a function of the server's
+ * configuration and one structured-cloneable input, with no I/O. The thread entry
+ * (src/plugins/compute-worker.ts) calls runTask(); errors cross back as data (the
+ * structured clone keeps an Error's message, not its class or fields) and are rebuilt
+ * by fromWire(), so a pooled 400 or 422 is the same response as an inline one.
+ */
+import type { Config } from '../config.ts'
+import { CompactionError } from '../engine/compaction/compact.ts'
+import { MessageFormatError } from '../engine/messages/errors.ts'
+import { ApiError, type ErrorIssue } from '../errors.ts'
+import { computeRulesUpdate } from '../sessions/rules-update.ts'
+import { computeCompaction } from './compact.ts'
+
+export const computeTasks = {
+  /** POST /compact without the llm strategy: parse, compact, serialize. */
+  compact: (config: Config, input: Parameters<typeof computeCompaction>[1]) => computeCompaction(config, input),
+  /** A rules-mode rolling-summary update (the background worker). */
+  summary: (config: Config, input: Parameters<typeof computeRulesUpdate>[1]) => computeRulesUpdate(config, input),
+}
+
+export type TaskName = keyof typeof computeTasks
+export type TaskInput<K extends TaskName> = Parameters<(typeof computeTasks)[K]>[1]
+export type TaskOutput<K extends TaskName> = Awaited<ReturnType<(typeof computeTasks)[K]>>
+
+export interface RunOptions {
+  /** The client went away: a queued task leaves the queue (a running one finishes, its result dropped). */
+  signal?: AbortSignal
+  /** The input's size in bytes: at most COMPUTE_INLINE_MAX_BYTES runs on the event loop. Unknown: the pool. */
+  bytes?: number
+  /** Background work (summary updates): never refused as overloaded; it waits its turn. */
+  background?: boolean
+}
+
+/** What services call: the compute pool, or anything that runs a task the same way. */
+export interface ComputeRunner {
+  run<K extends TaskName>(task: K, input: TaskInput<K>, opts?: RunOptions): Promise<TaskOutput<K>>
+}
+
+/** Runs a task on this thread (the inline path, and tests). */
+export async function runInline<K extends TaskName>(config: Config, task: K, input: TaskInput<K>): Promise<TaskOutput<K>> {
+  const fn = computeTasks[task] as (config: Config, input: TaskInput<K>) => TaskOutput<K> | Promise<TaskOutput<K>>
+  return fn(config, input)
+}
+
+// ---------------------------------------------------------------------------
+// Across the thread boundary
+
+export type WireError =
+  | { kind: 'api'; statusCode: number; code: string; message: string; issues?: ErrorIssue[]; details?: Record<string, unknown>; headers?: Record<string, string> }
+  | { kind: 'message_format'; field: string; reason: string; index: number | null }
+  | { kind: 'compaction'; code: CompactionError['code']; message: string; details: Record<string, unknown> }
+  | { kind: 'other'; name: string; message: string; stack?: string }
+
+export type TaskOutcome<T = unknown> = { ok: true; value: T } | { ok: false; error: WireError }
+
+/** The worker thread's side: a task's result, or its error as data. */
+export async function runTask(config: Config, task: TaskName, input: unknown): Promise<TaskOutcome> {
+  try {
+    if (!Object.hasOwn(computeTasks, task)) throw new Error(`unknown compute task ${JSON.stringify(task)}`)
+    return { ok: true, value: await runInline(config, task, input as never) }
+  } catch (err) {
+    return { ok: false, error: toWire(err) }
+  }
+}
+
+export function toWire(err: unknown): WireError {
+  if (err instanceof ApiError) {
+    return {
+      kind: 'api',
+      statusCode: err.statusCode,
+      code: err.code,
+      message: err.message,
+      ...(err.issues ? { issues: err.issues } : {}),
+      ...(err.details ? { details: err.details } : {}),
+      ...(err.headers ? { headers: err.headers } : {}),
+    }
+  }
+  if (err instanceof MessageFormatError) return { kind: 'message_format', field: err.field, reason: err.reason, index: err.index }
+  if (err instanceof CompactionError) return { kind: 'compaction', code: err.code, message: err.message, details: err.details }
+  const e = err as { name?: unknown; message?: unknown; stack?: unknown }
+  return { kind: 'other', name: String(e?.name ?? 'Error'), message: String(e?.message ?? err), ...(typeof e?.stack === 'string' ? { stack: e.stack } : {}) }
+}
+
+/** The main thread's side: the error the task threw, as the class the error handler knows. */
+export function fromWire(w: WireError): Error {
+  switch (w.kind) {
+    case 'api':
+      return new ApiError(w.statusCode, w.code, w.message, w.issues, w.details, w.headers)
+    case 'message_format':
+      return new MessageFormatError(w.field, w.reason, w.index)
+    case 'compaction':
+      return new CompactionError(w.code, w.message, w.details)
+    default: {
+      const err = new Error(w.message)
+      err.name = w.name
+      if (w.stack) err.stack = w.stack
+      return err
+    }
+  }
+}
