@@ -393,7 +393,7 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
 
     // Sampling: RSS and queue depth every 5 s.
     const samples: { t: number; rss: number; queue: number }[] = []
-    let scraping: Promise<{ queue: number; rss: number; heap: number; cpu: number; t: number; text: string }> | undefined
+    let scraping: Promise<{ queue: number; rss: number; heap: number; heapTotal: number; external: number; cpu: number; t: number; text: string }> | undefined
     const scrape = () =>
       (scraping ??= (async () => {
         try {
@@ -404,8 +404,10 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
           samples.push({ t, rss, queue })
           window.queueMax = Math.max(window.queueMax, queue)
           const heap = metricValue(r.text, 'compactd_nodejs_heap_size_used_bytes') / 2 ** 20
+          const heapTotal = metricValue(r.text, 'compactd_nodejs_heap_size_total_bytes') / 2 ** 20
+          const external = metricValue(r.text, 'compactd_nodejs_external_memory_bytes') / 2 ** 20
           const cpu = metricValue(r.text, 'compactd_process_cpu_seconds_total')
-          return { queue, rss, heap, cpu, t, text: r.text }
+          return { queue, rss, heap, heapTotal, external, cpu, t, text: r.text }
         } finally {
           scraping = undefined
         }
@@ -458,7 +460,7 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
     let issued = 0
     let minute = 0
     const header =
-      '| minute | offered req/s | 2xx/s | append p99 ms | summary p99 ms | compact p99 ms | 429 | 5xx | other 4xx | network | not sent | RSS MB | heap used MB | queue depth (end / max) | service CPU | load avg (1 min) |'
+      '| minute | offered req/s | 2xx/s | append p99 ms | summary p99 ms | compact p99 ms | 429 | 5xx | other 4xx | network | not sent | RSS MB | V8 heap used / total MB | queue depth (end / max) | service CPU | load avg (1 min) |'
     console.log(header)
     console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     let lastCpu = await scrape()
@@ -477,7 +479,7 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
       totals.notSent += w.notSent
       const cpu = s && Number.isFinite(s.cpu) ? `${((100 * (s.cpu - lastCpu.cpu)) / ((s.t - lastCpu.t) / 1000)).toFixed(0)}%` : '?'
       if (s) lastCpu = s
-      const row = `| ${rows.length + 1} | ${(w.offered / secs).toFixed(1)} | ${(sum('ok') / secs).toFixed(1)} | ${p99(w.ops.append.latencies).toFixed(0)} | ${p99(w.ops.summary.latencies).toFixed(0)} | ${p99(w.ops.compact.latencies).toFixed(0)} | ${sum('s429')} | ${sum('s5xx')} | ${sum('s4xx')} | ${sum('network')} | ${w.notSent} | ${s ? s.rss.toFixed(0) : '?'} | ${s ? s.heap.toFixed(0) : '?'} | ${s ? s.queue : '?'} / ${Math.max(w.queueMax, s?.queue ?? 0)} | ${cpu} | ${os.loadavg()[0]!.toFixed(1)} |`
+      const row = `| ${rows.length + 1} | ${(w.offered / secs).toFixed(1)} | ${(sum('ok') / secs).toFixed(1)} | ${p99(w.ops.append.latencies).toFixed(0)} | ${p99(w.ops.summary.latencies).toFixed(0)} | ${p99(w.ops.compact.latencies).toFixed(0)} | ${sum('s429')} | ${sum('s5xx')} | ${sum('s4xx')} | ${sum('network')} | ${w.notSent} | ${s ? s.rss.toFixed(0) : '?'} | ${s ? `${s.heap.toFixed(0)} / ${s.heapTotal.toFixed(0)}` : '?'} | ${s ? s.queue : '?'} / ${Math.max(w.queueMax, s?.queue ?? 0)} | ${cpu} | ${os.loadavg()[0]!.toFixed(1)} |`
       rows.push(row)
       console.log(row)
     }
@@ -540,6 +542,7 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
     const convergedAfter = (await waitQueueEmpty()) ? (performance.now() - tConverge) / 1000 : undefined
     if (convergedAfter === undefined) failures.push(`the queue did not drain within ${CONVERGE_SECONDS} s`)
     const convergedRss = rssMb(svc.pid)
+    const mem = await scrape()
 
     // API checks.
     let messagesTotal = 0
@@ -624,6 +627,7 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
     const all = (k: keyof Omit<OpStats, 'latencies'>) => OPS.reduce((n, op) => n + byOp[op][k], 0)
     console.log(`\nWhole soak (${SOAK_SECONDS} s, ${minutes} windows): ${totals.offered} requests offered, ${all('ok')} 2xx, 429: ${all('s429')}, 5xx: ${all('s5xx')}, other 4xx: ${all('s4xx')}, network: ${all('network')}, not sent (driver backlog): ${totals.notSent}`)
     for (const op of OPS) console.log(`- ${op}: ${byOp[op].ok} 2xx, p99 ${p99(byOp[op].latencies).toFixed(0)} ms over the soak`)
+    console.log(`memory after convergence: V8 heap used ${mem.heap.toFixed(0)} MB of ${mem.heapTotal.toFixed(0)} MB, external ${mem.external.toFixed(0)} MB, RSS ${mem.rss.toFixed(0)} MB`)
     const queues = samples.map((s) => s.queue).filter((q) => Number.isFinite(q))
     console.log(`RSS (VmRSS): after start-up ${startedRss.rss.toFixed(0)} MB, soak start ${soakStartRss.rss.toFixed(0)} MB, soak end ${soakEndRss.rss.toFixed(0)} MB, after convergence ${convergedRss.rss.toFixed(0)} MB; peak (VmHWM) ${convergedRss.hwm.toFixed(0)} MB`)
     console.log(`queue depth: max ${Math.max(0, ...queues)} over the run`)
