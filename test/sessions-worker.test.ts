@@ -1,6 +1,6 @@
 /**
  * Background summary updates: a real conversation appended in chunks, aging at the
- * documented ages (with a controlled clock), the queue (one entry per session, leases,
+ * documented ages of the session's own activity (not the clock), the queue (one entry per session, leases,
  * SKIP LOCKED, backoff, MAX_RETRIES → failed + alert), the hard budget, the database's
  * refusal of concurrent runs, the scheduler started with the app, and crash safety
  * with a worker process killed by SIGKILL in the middle of an update.
@@ -91,7 +91,7 @@ t.test('a real conversation appended in chunks ends with a well-formed summary, 
   )
 })
 
-t.test('aging with controlled timestamps: Session → Yesterday → This Week → dropped at exactly the documented ages', async (t) => {
+t.test('aging with controlled timestamps: Session → Yesterday → This Week → dropped at exactly the documented ages of the session', async (t) => {
   const { app } = await buildTestApp(t, { backend: await defaultBackend() })
   const A = Date.parse('2026-03-10T12:00:00.000Z')
   let clock = A + HOUR
@@ -108,8 +108,18 @@ t.test('aging with controlled timestamps: Session → Yesterday → This Week �
     return 'dropped'
   }
   t.equal(await sectionOf('src/module0.ts'), 'session')
+  // The clock alone ages nothing: items age against the session's latest activity.
+  clock = A + 30 * DAY
+  await worker.runDailyAging()
+  await worker.runOnce()
+  t.equal(await sectionOf('src/module0.ts'), 'session', 'an idle session, a month later: nothing aged')
+  // The session moves on: an exchange stamped `ms` is appended (its first units are
+  // evicted and folded), then the daily job runs.
+  let next = 20
   const at = async (ms: number) => {
     clock = ms
+    await append(app, 'age', exchange(next++, { at: ms }))
+    await worker.runOnce()
     await worker.runDailyAging()
     await worker.runOnce()
     return sectionOf('src/module0.ts')
@@ -119,8 +129,12 @@ t.test('aging with controlled timestamps: Session → Yesterday → This Week �
   t.equal(await at(A + 7 * DAY), 'yesterday', 'exactly 7 days: still Yesterday')
   t.equal(await at(A + 7 * DAY + 1), 'week', 'older than 7 days: This Week')
   t.equal(await at(A + 14 * DAY), 'week', 'exactly 14 days: still This Week')
-  t.equal(await at(A + 14 * DAY + 1), 'dropped', 'older than 14 days: dropped')
+  // module0's exchange is the session's first request: its original task, pinned.
+  t.equal(await at(A + 14 * DAY + 1), 'week', 'older than 14 days: the original task is never aged out')
   t.equal(await sectionOf('src/module1.ts'), 'week', 'a younger item (59 min 59 s younger) is still there')
+  clock = A + HOUR - 1000 + 14 * DAY + 1
+  await at(clock)
+  t.equal(await sectionOf('src/module1.ts'), 'dropped', 'older than 14 days: dropped')
 
   // Messages without a timestamp age from when they were appended.
   await append(app, 'age', exchange(7))
@@ -128,7 +142,7 @@ t.test('aging with controlled timestamps: Session → Yesterday → This Week �
   clock = Date.now()
   await worker.runOnce()
   t.equal(await sectionOf('src/module7.ts'), 'session')
-  t.equal(await at(Date.now() + DAY + 60_000), 'dropped')
+  t.equal(await at(Date.now() + DAY + 60_000), 'week', 'the original task stays')
   t.equal(await sectionOf('src/module7.ts'), 'yesterday', 'undated messages take their append time')
 
   // The daily job runs once per period, whichever instance asks first.

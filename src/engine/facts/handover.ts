@@ -186,11 +186,20 @@ function nextStep(intents: { position: number; text: string }[], facts: Handover
 
 const CONSTRAINT_RE = /^(?:please\s+)?(?:do not|don'?t|never|always|keep|make sure|only|avoid|no\s|must not)\b/i
 
+/**
+ * A standing constraint: a rule the human set for the rest of the work ("Do not change
+ * the public API.", "Always run the linter"), not a task. Tested on one instruction or
+ * one sentence of it.
+ */
+export function isStandingConstraint(text: string): boolean {
+  return CONSTRAINT_RE.test(text.trim())
+}
+
 function currentWork(facts: HandoverFacts, lastAssistant: string | undefined): string | undefined {
   const inProgress = facts.plan?.find((p) => p.status === 'in_progress')
   if (inProgress) return inProgress.text
   // A standing constraint ("Do not change the public API.") is not what the agent is doing.
-  const lastTask = [...facts.instructions].reverse().find((i) => !CONSTRAINT_RE.test(i.text.trim()))
+  const lastTask = [...facts.instructions].reverse().find((i) => !isStandingConstraint(i.text))
   if (lastTask) return lastTask.text
   if (lastAssistant) {
     const first = conclusionsOf(lastAssistant, true)[0]

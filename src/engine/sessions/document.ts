@@ -39,7 +39,15 @@ export interface SummaryItem {
   importance: Importance
   kind?: ItemKind
   files?: string[]
+  /**
+   * Never aged out (fit.ts): the session's original task, or an item holding a standing
+   * constraint of the user's (facts/handover.ts isStandingConstraint). Stored as `p=…`.
+   */
+  pin?: ItemPin
 }
+
+export type ItemPin = 'task' | 'constraint'
+const PINS: readonly ItemPin[] = ['task', 'constraint']
 
 /** Seed 003's continuation fields. */
 export type Continuation = Pick<KeyFacts, 'currentTask' | 'completedSteps' | 'pendingSteps' | 'keyDecisions' | 'relevantFiles'>
@@ -141,6 +149,7 @@ function itemMeta(item: SummaryItem): string {
   f.push(`i=${item.importance[0]}`)
   if (item.kind) f.push(`k=${item.kind}`)
   if (item.files?.length) f.push(`f=${item.files.map(encodeFile).join(',')}`)
+  if (item.pin) f.push(`p=${item.pin}`)
   return `<!-- ${f.join(' ')} -->`
 }
 
@@ -207,6 +216,9 @@ const CONT_LABELS: [RegExp, 'currentTask' | ContField][] = [
   [/^(relevant files|files)$/, 'relevantFiles'],
 ]
 
+/** Items parseItem found no time for (dated `now` until parseSummary knows better). */
+const UNDATED = new WeakSet<SummaryItem>()
+
 function parseItem(body: string, nowIso: string): SummaryItem {
   let rest = body
   const fields = new Map<string, string>()
@@ -239,15 +251,19 @@ function parseItem(body: string, nowIso: string): SummaryItem {
   const validIso = (v: string | undefined) => (v && Number.isFinite(Date.parse(v)) ? iso(Date.parse(v)) : undefined)
   const imp = fields.get('i')
   const kind = fields.get('k') as ItemKind | undefined
+  const at = validIso(fields.get('at')) ?? stamp
   const item: SummaryItem = {
     text,
-    at: validIso(fields.get('at')) ?? stamp ?? nowIso,
+    at: at ?? nowIso,
     tokens,
     importance: imp === 'h' ? 'high' : imp === 'l' ? 'low' : 'medium',
   }
+  if (!at) UNDATED.add(item)
   const since = validIso(fields.get('since'))
   if (since) item.since = since
   if (kind && KINDS.includes(kind)) item.kind = kind
+  const pin = fields.get('p') as ItemPin | undefined
+  if (pin && PINS.includes(pin)) item.pin = pin
   const files = fields.has('f') ? fields.get('f')!.split(',').filter(Boolean).map(decodeFile) : meta ? [] : extractPaths(text, 6)
   if (files.length) item.files = files
   return item
@@ -265,7 +281,10 @@ function splitInline(value: string, field: ContField): string[] {
  * Reads what renderSummary writes, exactly, and anything else leniently: known headings
  * (and near names: "Today", "Earlier this week", "[Previous Session Context]") pick the
  * section; list items and loose lines elsewhere become items (importance medium, `at`
- * from a visible timestamp, else `now`); indented lines continue the previous item.
+ * from a visible timestamp); indented lines continue the previous item. An item without
+ * a time of its own (hand-written, or new in a model's answer) takes the newest time of
+ * the dated ones, else `now`: it is as recent as the session's activity, and never
+ * makes an old session look active today (items age against that activity, fit.ts).
  */
 export function parseSummary(text: string, now: string | number | Date): SummaryDocument {
   const nowIso = iso(toMs(now))
@@ -314,8 +333,15 @@ export function parseSummary(text: string, now: string | number | Date): Summary
     else if (last && /^\s{2,}\S/.test(raw) && block !== 'continuation') {
       // A wrapped item (seed 000 writes some over two lines): its tail may hold the label.
       const joined = parseItem(`${last.text} ${line.trim()}`, nowIso)
-      Object.assign(last, { text: joined.text }, joined.tokens ? { tokens: joined.tokens } : {}, joined.at !== nowIso ? { at: joined.at } : {})
+      Object.assign(last, { text: joined.text }, joined.tokens ? { tokens: joined.tokens } : {}, UNDATED.has(joined) ? {} : { at: joined.at })
+      if (!UNDATED.has(joined)) UNDATED.delete(last)
     } else addItem(line.trim())
+  }
+  const items = SECTION_KEYS.flatMap((key) => doc.sections[key])
+  const dated = items.filter((i) => !UNDATED.has(i)).map((i) => Date.parse(i.at))
+  if (dated.length > 0 && dated.length < items.length) {
+    const newest = iso(Math.max(...dated))
+    for (const item of items) if (UNDATED.has(item)) item.at = newest
   }
   for (const key of SECTION_KEYS) sortByTime(doc.sections[key])
   return doc

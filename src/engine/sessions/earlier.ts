@@ -8,6 +8,7 @@
  */
 import { isUrl } from '../facts/artifacts.ts'
 import type { EarlierSummary } from '../facts/earlier-summary.ts'
+import { isStandingConstraint } from '../facts/handover.ts'
 import { IMPORTANCE } from '../facts/importance.ts'
 import { isMusing } from '../facts/reasoning.ts'
 import { clipText } from './clip.ts'
@@ -39,20 +40,30 @@ function chunk(label: string, entries: readonly string[]): string[] {
   return out
 }
 
-/** Items of an earlier summary, all at `at` (the exchange's time), task first. */
-export function earlierItems(e: EarlierSummary, at: string): SummaryItem[] {
+/**
+ * Items of an earlier summary, all at `at` (the exchange's time), task first (`task`:
+ * its item). A chunk of requests that holds a standing constraint of the user's
+ * (facts/handover.ts) is pinned as one: it is never aged out.
+ */
+export function earlierItems(e: EarlierSummary, at: string): { items: SummaryItem[]; task?: SummaryItem } {
   const s = e.sections
   const items: SummaryItem[] = []
   const add = (label: string, entries: readonly string[], kind: ItemKind, score: number, files?: string[]) => {
+    const added: SummaryItem[] = []
     for (const text of chunk(label, entries)) {
       const item: SummaryItem = { text, at, tokens: 0, importance: levelOf(score), kind }
       const inItem = files?.filter((f) => text.includes(f))
       if (inItem?.length) item.files = inItem.slice(0, 8)
-      items.push(item)
+      added.push(item)
     }
+    items.push(...added)
+    return added
   }
-  if (s.task) add('Earlier task', [plainEntry(s.task, ITEM_MAX_CHARS - 20)], 'request', IMPORTANCE.task)
-  add('Earlier requests', s.requests.map((r) => plainEntry(r)), 'request', IMPORTANCE.earlier)
+  const task = s.task ? add('Earlier task', [plainEntry(s.task, ITEM_MAX_CHARS - 20)], 'request', IMPORTANCE.task)[0] : undefined
+  const requests = s.requests.map((r) => plainEntry(r))
+  for (const item of add('Earlier requests', requests, 'request', IMPORTANCE.earlier)) {
+    if (requests.some((r) => r && isStandingConstraint(r) && item.text.includes(r))) item.pin = 'constraint'
+  }
   const files = s.files.filter((f) => !isUrl(f.path))
   add(
     'Earlier files',
@@ -76,5 +87,5 @@ export function earlierItems(e: EarlierSummary, at: string): SummaryItem[] {
     const body = plainEntry(o.body, ITEM_MAX_CHARS)
     if (body && !isMusing(body)) add(`Earlier ${o.title.trim().toLowerCase()}`, [body], 'trivial', IMPORTANCE.earlier - 6)
   }
-  return items
+  return task ? { items, task } : { items }
 }

@@ -2,9 +2,13 @@
  * Fitting a summary document to time and to its budget: aging items by their own time,
  * seed 000's compression, and the hard budget (emergency truncation).
  *
- * Aging boundaries (inclusive on the younger side), age = now − item.at:
+ * Aging boundaries (inclusive on the younger side), age = activity − item.at, where
+ * activity is the session's latest activity (update.ts: its newest message, never later
+ * than now), not the wall clock: a session imported or resumed with old timestamps is as
+ * fresh as its own newest message, and an idle session's summary does not decay.
  *   age ≤ 24 h → Previously in This Session;  24 h < age ≤ 7 d → Yesterday;
- *   7 d < age ≤ 14 d → This Week;  age > 14 d → dropped.
+ *   7 d < age ≤ 14 d → This Week;  age > 14 d → dropped, unless pinned (the original
+ *   task, a standing constraint: SummaryItem.pin), which stays in This Week.
  * Items never move back to a younger section (a hand-written "Yesterday" line stamped
  * `now` stays in Yesterday).
  */
@@ -30,6 +34,8 @@ export const SECTION_TEXT_CHARS: Record<SectionKey, number> = { session: 240, ye
 const TERSE_TEXT_CHARS: Record<SectionKey, number> = { session: 120, yesterday: 60, week: 40 }
 /** Files a tersely condensed item keeps in its comment. */
 const TERSE_FILES = 2
+/** A pinned item is never condensed below this: its lead, the human's words ("Asked …", up to 200 characters), survives. */
+const PINNED_TEXT_CHARS = 210
 /** At most this many items merged into one (larger merges lose too much once condensed). */
 const MAX_MERGE = 5
 const RANK: Record<Importance, number> = { low: 0, medium: 1, high: 2 }
@@ -42,13 +48,16 @@ export function sectionForAge(ageMs: number): SectionKey | undefined {
   return undefined
 }
 
-/** Moves items to the section their age calls for (never to a younger one); returns how many were dropped. */
-export function age(doc: SummaryDocument, nowMs: number): number {
+/**
+ * Moves items to the section their age at `activityMs` (the session's latest activity)
+ * calls for, never to a younger one; pinned items are never dropped. Returns how many were dropped.
+ */
+export function age(doc: SummaryDocument, activityMs: number): number {
   let dropped = 0
   const next: Record<SectionKey, SummaryItem[]> = { session: [], yesterday: [], week: [] }
   SECTION_KEYS.forEach((key, rank) => {
     for (const item of doc.sections[key]) {
-      const by = sectionForAge(nowMs - Date.parse(item.at))
+      const by = sectionForAge(activityMs - Date.parse(item.at)) ?? (item.pin ? 'week' : undefined)
       if (!by) {
         dropped++
         continue
@@ -74,6 +83,8 @@ export function condense(text: string, max: number): string {
 }
 
 function related(a: SummaryItem, b: SummaryItem): boolean {
+  // A pinned item stays itself: merged, the task or constraint would blur into a range.
+  if (a.pin || b.pin) return false
   if (a.files?.some((f) => b.files?.includes(f))) return true
   return a.kind !== undefined && a.kind === b.kind && a.kind !== 'trivial'
 }
@@ -122,7 +133,7 @@ export interface SummaryUpdate {
   tokens: number
   /** True when compression was not enough and high-importance items, the continuation or the text itself were cut. */
   emergencyTruncated: boolean
-  /** Items removed: aged out (> 14 d), dropped by compression or by emergency truncation (merges not counted). */
+  /** Items removed: aged out (> 14 d before the session's latest activity), dropped by compression or by emergency truncation (merges not counted). */
   dropped: number
 }
 
@@ -152,9 +163,11 @@ function clipToTokens(text: string, budget: number, counter: TokenCounter): stri
  * its budget holds): merge related items and condense text in This Week, then
  * Yesterday; drop LOW items; condense and merge This Session; drop MEDIUM items;
  * condense every remaining item to its lead.
- * HIGH items are kept by compression. Then the hard budget (emergency): drop the
- * oldest remaining items whatever their importance (the most recent survive), then
- * trim the continuation block, then clip the text.
+ * HIGH and pinned items are kept by compression (a pinned item keeps at least its lead
+ * and is never merged). Then the hard budget (emergency): drop the oldest remaining
+ * unpinned items whatever their importance (the most recent survive), then trim the
+ * continuation block's lists, then drop the pinned items, then cut its current task,
+ * then clip the text.
  */
 export function fit(doc: SummaryDocument, budget: number, counter: TokenCounter, dropped: number): SummaryUpdate {
   let m = measure(doc, counter)
@@ -207,7 +220,7 @@ export function fit(doc: SummaryDocument, budget: number, counter: TokenCounter,
       key,
       doc.sections[key].map((i) => [i]),
       ([i]) => {
-        const next = { ...i!, text: condense(i!.text, chars[key]) }
+        const next = { ...i!, text: condense(i!.text, i!.pin ? Math.max(chars[key], PINNED_TEXT_CHARS) : chars[key]) }
         if (chars === TERSE_TEXT_CHARS && next.files && next.files.length > TERSE_FILES) next.files = next.files.slice(0, TERSE_FILES)
         return [next]
       },
@@ -217,11 +230,11 @@ export function fit(doc: SummaryDocument, budget: number, counter: TokenCounter,
     steps.push(() => merge(key))
     steps.push(() => condenseTo(key))
   }
-  steps.push(() => dropWhile((i) => i.importance === 'low'))
+  steps.push(() => dropWhile((i) => i.importance === 'low' && !i.pin))
   // This session: each item condensed before any is merged (a merge keeps less of each).
   steps.push(() => condenseTo('session'))
   steps.push(() => merge('session'))
-  steps.push(() => dropWhile((i) => i.importance === 'medium'))
+  steps.push(() => dropWhile((i) => i.importance === 'medium' && !i.pin))
   // High items are kept, tersely, rather than lost by age: oldest sections first.
   for (const key of ['week', 'yesterday', 'session'] as const) steps.push(() => condenseTo(key, TERSE_TEXT_CHARS))
   for (const step of steps) {
@@ -231,15 +244,18 @@ export function fit(doc: SummaryDocument, budget: number, counter: TokenCounter,
   }
 
   emergency = true
-  dropWhile(() => true)
+  dropWhile((i) => !i.pin)
   if (!over()) return done()
-  // Continuation last: it is what an agent resumes from. Least useful entries go first.
+  // Continuation last: it is what an agent resumes from. Least useful entries go first;
+  // the pinned items (the original task, standing constraints) go after its lists, before
+  // the current task is cut.
   const c = doc.continuation
   const trims: (() => boolean)[] = [
     () => c.completedSteps.shift() !== undefined,
     () => c.keyDecisions.shift() !== undefined,
     () => c.relevantFiles.pop() !== undefined,
     () => c.pendingSteps.pop() !== undefined,
+    () => dropWhile(() => true) > 0,
     () => (c.currentTask.length > 80 ? ((c.currentTask = clipText(c.currentTask, 80)), true) : false),
     () => (c.currentTask ? ((c.currentTask = ''), true) : false),
   ]

@@ -1,6 +1,7 @@
 /**
  * The rolling session summary, pure part (seed 000's background-agent document): the
- * public API. No I/O and no clock: time is always `now`.
+ * public API. No I/O and no clock: time is always `now`; items age against the session's
+ * latest activity (update.ts sessionActivity), never against the clock alone.
  *
  *   document.ts      the document's types, rendered and parsed (seed 000's format)
  *   exchanges.ts     a conversation → exchanges, long agent loops cut into pieces
@@ -8,7 +9,7 @@
  *   items.ts         an exchange → its summary items (what happened, ranked on facts/importance.ts via rank.ts)
  *   earlier.ts       an earlier compaction summary in an exchange → items, section by section
  *   continuation.ts  seed 003's continuation fields and their prompt text
- *   fit.ts           aging by time, compression, the hard budget
+ *   fit.ts           aging (pinned items: the original task, standing constraints, never aged out), compression, the hard budget
  *   update.ts        updateSummary / ageSummary: the above in order
  *   prompt.ts        llm mode: the background agent's prompt
  *   window.ts        which of the window's oldest messages to evict
@@ -24,6 +25,7 @@ export {
   type Continuation,
   type Importance,
   type ItemKind,
+  type ItemPin,
   type SectionKey,
   type SummaryDocument,
   type SummaryItem,
@@ -40,6 +42,6 @@ export {
   YESTERDAY_MAX_AGE_MS,
   type SummaryUpdate,
 } from './fit.ts'
-export { ageSummary, updateSummary, type UpdateInput } from './update.ts'
+export { ageSummary, sessionActivity, updateSummary, type UpdateInput } from './update.ts'
 export { BACKGROUND_AGENT_PROMPT, formatExchangesForPrompt } from './prompt.ts'
 export { planWindowEviction, type WindowEviction, type WindowLimits } from './window.ts'

@@ -10,7 +10,7 @@
 import { isUrl, type FileFate } from '../facts/artifacts.ts'
 import { isContentless, taskText } from '../facts/classify.ts'
 import { isOneOff } from '../facts/importance.ts'
-import type { FailureFact } from '../facts/handover.ts'
+import { isStandingConstraint, type FailureFact } from '../facts/handover.ts'
 import { IMPORTANCE, importanceOfDigest } from '../facts/importance.ts'
 import { isMusing } from '../facts/reasoning.ts'
 import { isTestCommand, shortenPath, splitSentences } from '../facts/text.ts'
@@ -28,6 +28,11 @@ const TEST_FILE_RE = /(^|\/)(tests?|spec|__tests__)\/|[._-](test|spec)\.\w+$|(^|
 /** The human's words that say something ("ok", "continue", a greeting do not); SWE-agent wrappers unwrapped. */
 export function meaningfulInstructions(x: ExchangeFacts): { position: number; text: string }[] {
   return x.instructions.filter((i) => !isContentless(i.text)).map((i) => ({ position: i.position, text: taskText(i.text).trim() }))
+}
+
+/** True when one of the human's instructions in the exchange, or a sentence of one, is a standing constraint (facts/handover.ts). */
+export function setsConstraint(x: ExchangeFacts): boolean {
+  return meaningfulInstructions(x).some((i) => isStandingConstraint(i.text) || splitSentences(i.text).some(isStandingConstraint))
 }
 
 /** A file's path without the line range a read named (`a.ts:10-40`). */
@@ -156,6 +161,12 @@ export interface Summarized {
   /** The exchange's own item (absent when it held nothing to say: harness text only) and earlier-summary items. */
   items: SummaryItem[]
   facts: ExchangeFacts
+  /**
+   * The item that states a task the human set, if any: an earlier summary's task, else
+   * the exchange's own item when it carries the human's words. The first one a session
+   * gets is its original task (update.ts pins it).
+   */
+  task?: SummaryItem
 }
 
 /** The items of a batch of exchanges, read together (see read.ts), and the batch's facts. */
@@ -166,18 +177,28 @@ export function summarizeBatch(exchanges: readonly Exchange[], appendedAt: strin
     const tokens = roundTokens(exchange.messages.reduce((n, m) => n + messageTokens(m, counter), 0))
     const at = exchangeTime(exchange) ?? iso(toMs(appendedAt))
     const items: SummaryItem[] = []
+    let task: SummaryItem | undefined
     const segs = segmentsOf(x)
     if (segs.length) {
       const item: SummaryItem = { text: joinSegments(segs, ITEM_MAX_CHARS), at, tokens, importance: levelOf(scoreOf(x)), kind: kindOf(x) }
       const changed = changedFiles(x)
       const files = (changed.length ? changed : x.files.filter((f) => isProjectFile(f))).map((f) => filePath(f.path))
       if (files.length) item.files = [...new Set(files)].slice(0, 4)
+      if (setsConstraint(x)) item.pin = 'constraint'
+      if (meaningfulInstructions(x).length) task = item
       items.push(item)
     }
-    for (const e of x.earlier) items.push(...earlierItems(e.summary, at))
+    let earlierTask: SummaryItem | undefined
+    for (const e of x.earlier) {
+      const earlier = earlierItems(e.summary, at)
+      earlierTask ??= earlier.task
+      items.push(...earlier.items)
+    }
+    // An earlier summary's task came before anything asked in this exchange.
+    task = earlierTask ?? task
     // The exchange's size is shown once, on its first item.
     if (items.length && !segs.length) items[0]!.tokens = tokens
-    return { items, facts: x }
+    return { items, facts: x, ...(task ? { task } : {}) }
   })
   return { done, reading }
 }

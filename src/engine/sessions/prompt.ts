@@ -33,7 +33,7 @@ ${newExchangesText.trim() || '(none)'}
 Tasks:
 1. Add a one-line summary of each new exchange to '${SECTION_TITLES.session}' (what was asked, files changed and how, failing commands with their error, root cause or decision)
 2. Merge related items where appropriate (combined token count, date range)
-3. Age sections by each item's time: older than 24h → '${SECTION_TITLES.yesterday}', older than 7 days → '${SECTION_TITLES.week}', older than 14 days → drop
+3. Age sections by each item's time, measured back from the newest exchange (the session's latest activity, not today's date): older than 24h → '${SECTION_TITLES.yesterday}', older than 7 days → '${SECTION_TITLES.week}', older than 14 days → drop, except items whose comment says p=task or p=constraint (the original task, the user's standing constraints): never drop those
 4. Compress if over the ${budgetTokens}-token budget: detailed for this session, compressed for yesterday, very compressed for this week
 5. Keep most recent and most important items (decisions, API and architecture choices first; bug fixes, refactors, tests next; debugging, dead ends and trivial changes are dropped first)
 6. Keep each existing item's trailing <!-- ... --> comment unchanged; write none for new items

@@ -63,7 +63,11 @@ Relevant files: src/server.ts, src/db.ts
   const wrapped = s.find((i) => i.text.includes('Result<T>'))!
   t.match(wrapped.text, /Result<T> pattern with OK\(\) and ERR\(\) macros for all failure cases$/)
   t.equal(wrapped.tokens, 12_000)
-  t.equal(wrapped.at, iso(T0))
+  // Undated lines take the newest dated item's time (now only when none is dated): a
+  // hand-written line never makes the session look active later than it was.
+  t.equal(wrapped.at, '2026-06-12T08:00:00.000Z', 'an undated item: the newest dated time')
+  t.ok([...s, ...doc.sections.yesterday].every((i) => i.at === '2026-06-12T08:00:00.000Z'))
+  t.equal(parseSummary('## Yesterday\n1. Hand-written note\n', T0).sections.yesterday[0]!.at, iso(T0), 'nothing dated: now')
   t.same(s.find((i) => i.text.includes('Express'))!.files, ['src/server.ts'])
   t.same(doc.sections.yesterday.map((i) => i.text), ['Fixed the flaky login test', 'A loose line without any marker.'])
   t.equal(doc.continuation.currentTask, 'add rate limiting')

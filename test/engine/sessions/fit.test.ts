@@ -55,13 +55,14 @@ t.test('aging boundaries: inclusive on the younger side, exact to the millisecon
     [WEEK_MAX_AGE_MS + 1, undefined],
   ]
   for (const [age, expected] of cases) {
+    // The session's latest activity `age` ms after the item (aging is against it, not the clock).
     // Straight from the session, and step by step through every earlier age: same answer.
-    const direct = ageSummary({ doc: start, now: at + age, budgetTokens: 10_000, counter })
+    const direct = ageSummary({ doc: start, now: at + age, activityAt: at + age, budgetTokens: 10_000, counter })
     t.equal(where(direct.doc, 'JWT'), expected, `age ${age} ms → ${expected ?? 'dropped'}`)
     t.equal(direct.dropped, expected ? 0 : 1)
     let doc = start
-    for (const step of [0.5, 1, 3, 8, 12].map((d) => d * DAY).filter((s) => s < age)) doc = ageSummary({ doc, now: at + step, budgetTokens: 10_000, counter }).doc
-    t.equal(where(ageSummary({ doc, now: at + age, budgetTokens: 10_000, counter }).doc, 'JWT'), expected, `age ${age} ms via daily runs`)
+    for (const step of [0.5, 1, 3, 8, 12].map((d) => d * DAY).filter((s) => s < age)) doc = ageSummary({ doc, now: at + step, activityAt: at + step, budgetTokens: 10_000, counter }).doc
+    t.equal(where(ageSummary({ doc, now: at + age, activityAt: at + age, budgetTokens: 10_000, counter }).doc, 'JWT'), expected, `age ${age} ms via daily runs`)
   }
   t.same(start.sections.session.length, 1, 'input document untouched')
 })
@@ -84,7 +85,7 @@ t.test('items never move back to a younger section', async (t) => {
   t.equal(doc.sections.yesterday[0]!.at, iso(T0), 'unknown time → now')
   const res = ageSummary({ doc, now: T0, budgetTokens: 10_000, counter })
   t.equal(where(res.doc, 'cache layer'), 'yesterday')
-  t.equal(where(ageSummary({ doc, now: T0 + YESTERDAY_MAX_AGE_MS + 1, budgetTokens: 10_000, counter }).doc, 'cache layer'), 'week')
+  t.equal(where(ageSummary({ doc, now: T0 + YESTERDAY_MAX_AGE_MS + 1, activityAt: T0 + YESTERDAY_MAX_AGE_MS + 1, budgetTokens: 10_000, counter }).doc, 'cache layer'), 'week')
 })
 
 // ---------------------------------------------------------------------------

@@ -90,20 +90,27 @@ t.test('a real pi session in batches of 4', { skip: pi ? false : `no pi session 
       t.ok(facts.failures.length > 0 && res.text.includes('failed'), 'a failing command is named')
     }
 
-    // Daily re-aging of the result: every item lands where its own age says, and all are gone after 14 days.
+    // Re-aging as the session moves on (its latest activity later and later): every item
+    // lands where its own age says, and all but the pinned ones (the original task, standing
+    // constraints) are gone after 14 days.
     const lastAt = Math.max(...items.map((i) => Date.parse(i.at)))
+    const pinned = items.filter((i) => i.pin)
+    const tasks = items.filter((i) => i.pin === 'task')
+    if (budget === 10_000) t.equal(tasks.length, 1, 'the original task is pinned')
+    else t.ok(tasks.length <= 1, 'at most one original task')
     let aged = res.doc
     let droppedByAge = 0
     for (const later of [SESSION_MAX_AGE_MS + 1, YESTERDAY_MAX_AGE_MS + 1, WEEK_MAX_AGE_MS + 1]) {
       const day = lastAt + later
-      const r = ageSummary({ doc: aged, now: day, budgetTokens: budget, counter })
+      const r = ageSummary({ doc: aged, now: day, activityAt: day, budgetTokens: budget, counter })
       t.ok(r.tokens <= budget)
-      for (const k of SECTION_KEYS) for (const it of r.doc.sections[k]) t.equal(sectionForAge(day - Date.parse(it.at)), k, `aged to ${k}`)
+      for (const k of SECTION_KEYS) for (const it of r.doc.sections[k]) t.equal(sectionForAge(day - Date.parse(it.at)) ?? (it.pin ? 'week' : undefined), k, `aged to ${k}`)
       t.equal(r.doc.sections.session.length, 0, `nothing left in the session ${later} ms after the last exchange`)
+      t.same(ageSummary({ doc: aged, now: day, budgetTokens: budget, counter }).doc, aged, 'the clock alone ages nothing: an idle session keeps its summary')
       droppedByAge += r.dropped
       aged = r.doc
     }
-    t.equal(SECTION_KEYS.reduce((n, k) => n + aged.sections[k].length, 0), 0, 'all dropped after 14 days')
-    t.equal(droppedByAge, items.length, 'each drop counted once')
+    t.same(SECTION_KEYS.flatMap((k) => aged.sections[k]).map((i) => i.text), pinned.map((i) => i.text), 'after 14 days only the pinned items are left')
+    t.equal(droppedByAge, items.length - pinned.length, 'each drop counted once')
   }
 })
