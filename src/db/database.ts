@@ -32,11 +32,36 @@ pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10))
 // NUMERIC as number: used for costs and ratios.
 pg.types.setTypeParser(1700, (v) => Number.parseFloat(v))
 
+/** Longest wait for a new connection to PostgreSQL (TCP connect and startup), in ms. */
+export const CONNECT_TIMEOUT_MS = 5_000
+
+/**
+ * A pg client whose connecting gives up after CONNECT_TIMEOUT_MS. Without it a database
+ * host that stops answering (a network partition, a host gone, a SYN dropped) left
+ * every request that needed a new connection waiting for good, instead of the
+ * documented 503 (issue 10, faults). Set on the client, not the pool: the pool's own
+ * connectionTimeoutMillis would also bound the wait for a free connection under load.
+ */
+class BoundedConnectClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(typeof config === 'string' ? { connectionString: config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS } : { ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS })
+  }
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 })
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, Client: BoundedConnectClient })
     // An idle client's network error must not crash the process; the next query reports it.
     pool.on('error', () => {})
+    // Nor a checked-out client's: pg-pool listens only while a client is idle, and a
+    // connection lost in the middle of a query or transaction makes pg emit 'error' on
+    // the client as well as rejecting the query. Unheard, that event was an uncaught
+    // exception, and close-with-grace shut the instance down for a database blip (issue
+    // 10, faults). The query's rejection reports it (a 503); the pool discards the client
+    // when it is released, since it is no longer queryable.
+    pool.on('connect', (client) => {
+      client.on('error', () => {})
+    })
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     return {
       db,
@@ -117,7 +142,8 @@ function isAlive(pid: number): boolean {
 }
 
 const UNAVAILABLE_NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH'])
-const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not currently accepting connections|driver has already been destroyed|Client has encountered a connection error|the database system is (starting up|shutting down)/i
+// "timeout expired": pg's connect timeout (BoundedConnectClient).
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|^timeout expired$|not currently accepting connections|driver has already been destroyed|Client has encountered a connection error|the database system is (starting up|shutting down)/i
 
 /**
  * Whether `err` says the database cannot be reached now (down, restarting, refusing
