@@ -5,6 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk'
 import type { Config } from '../config.ts'
+import { boundedRetryFetch } from './retry-after.ts'
 
 export interface AnthropicCountRequest {
   model: string
@@ -37,6 +38,8 @@ export function anthropicTokenCounter(config: Config): ProviderTokenCounter {
     baseURL: config.ANTHROPIC_BASE_URL,
     timeout: config.PROVIDER_TIMEOUT_MS,
     maxRetries: config.PROVIDER_MAX_RETRIES,
+    // A Retry-After over PROVIDER_TIMEOUT_MS is not waited for (retry-after.ts).
+    fetch: boundedRetryFetch(config.PROVIDER_TIMEOUT_MS),
   })
   return {
     configured: true,

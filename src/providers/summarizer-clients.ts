@@ -13,6 +13,7 @@ import { SummarizerError, type CompletionRequest, type CompletionResult, type Su
 import { costUsd, resolveModel, type ModelInfo } from '../engine/models/registry.ts'
 import { estimateTextTokens, HEURISTIC_SAFETY_MARGIN } from '../engine/tokens/heuristic.ts'
 import { countTextTokens } from '../engine/tokens/tokenizer.ts'
+import { boundedRetryFetch, refusedRetryMs } from './retry-after.ts'
 
 export type SummarizerProvider = 'openai' | 'anthropic'
 export const SUMMARIZER_PROVIDERS: readonly SummarizerProvider[] = ['openai', 'anthropic']
@@ -81,6 +82,8 @@ export function createSummarizerClients(config: Config): SummarizerRegistry {
           baseURL: config.OPENAI_BASE_URL,
           timeout: config.PROVIDER_TIMEOUT_MS,
           maxRetries: config.PROVIDER_MAX_RETRIES,
+          // A Retry-After over PROVIDER_TIMEOUT_MS is not waited for (retry-after.ts).
+          fetch: boundedRetryFetch(config.PROVIDER_TIMEOUT_MS),
         })
         client = openaiClient(openai, m, config)
       } else {
@@ -89,6 +92,7 @@ export function createSummarizerClients(config: Config): SummarizerRegistry {
           baseURL: config.ANTHROPIC_BASE_URL,
           timeout: config.PROVIDER_TIMEOUT_MS,
           maxRetries: config.PROVIDER_MAX_RETRIES,
+          fetch: boundedRetryFetch(config.PROVIDER_TIMEOUT_MS),
         })
         client = anthropicClient(anthropic, m, config)
       }
@@ -270,10 +274,21 @@ export function toSummarizerError(err: unknown, provider: SummarizerProvider, mo
   }
   // A 200 whose body is not JSON (the SDKs do not retry it).
   if (err instanceof SyntaxError) return new SummarizerError('malformed', `${where}: the response is not valid JSON`)
+  // The connection died while the body was read (fetch's TypeError "terminated"): after
+  // the SDK's retry loop, so not retried, and not an APIConnectionError either.
+  if (err instanceof TypeError && err.message === 'terminated') {
+    return new SummarizerError('unreachable', `${where}: the connection closed in the middle of the response`)
+  }
   if (isSdkError(err) && typeof err.status === 'number') {
     const status = err.status
     const detail = providerMessage(err, secret)
     const quoted = detail ? `: ${detail}` : ''
+    const refused = refusedRetryMs((err as { headers?: unknown }).headers)
+    if (refused !== undefined) {
+      // boundedRetryFetch stopped the retries: the provider asked for a longer wait than the timeout.
+      const kind = status === 429 ? 'rate_limited' : status >= 500 ? 'server_error' : 'bad_request'
+      return new SummarizerError(kind, `${where}: HTTP ${status}, retry after ${Math.ceil(refused / 1000)} s, longer than PROVIDER_TIMEOUT_MS: not retried`)
+    }
     if (status === 429) return new SummarizerError('rate_limited', `${where}: rate limited (HTTP 429)${retried}`)
     if (status === 401 || status === 403) return new SummarizerError('auth', `${where}: the provider rejected the server's credentials (HTTP ${status})`)
     if (status === 408) return new SummarizerError('timeout', `${where}: the provider timed out (HTTP 408)${retried}`)
