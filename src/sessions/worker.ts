@@ -39,6 +39,7 @@ import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
 import type { Kysely, Transaction } from 'kysely'
 import type { Config } from '../config.ts'
+import { isDatabaseUnavailable } from '../db/database.ts'
 import type { Database } from '../db/schema.ts'
 import { SummarizerError } from '../engine/compaction/types.ts'
 import {
@@ -80,6 +81,9 @@ const LLM_CALLS = 2
 const CAS_RETRIES = 5
 /** Snapshots prepared outside the transaction before the update is computed inside it. */
 const SNAPSHOT_TRIES = 2
+/** A failure that could not be recorded (connection lost) is recorded again this many times, this long apart. */
+const FAIL_RECORD_RETRIES = 2
+const FAIL_RECORD_RETRY_MS = 100
 
 interface Log {
   info(obj: object, msg: string): void
@@ -289,11 +293,22 @@ export class SummaryWorker {
     const { tenantId, sessionId } = entry
     this.opts.metrics?.onUpdateFailed(reason)
     let status: 'pending' | 'failed' | undefined
-    try {
-      status = await fail(this.db, entry, this.id, brief(err).message, { maxRetries: this.config.MAX_RETRIES, baseMs: this.config.WORKER_RETRY_BASE_MS })
-    } catch (e) {
-      this.log.warn({ err: brief(e), tenantId, sessionId }, 'summary update failed and could not be rescheduled; its lease will expire')
-      return
+    for (let attempt = 0; ; attempt++) {
+      try {
+        status = await fail(this.db, entry, this.id, brief(err).message, { maxRetries: this.config.MAX_RETRIES, baseMs: this.config.WORKER_RETRY_BASE_MS })
+        break
+      } catch (e) {
+        // When the database drops every connection at once, the update's failure and this
+        // statement can both meet a connection that died with the others (the pool has not
+        // discarded it yet): once more, shortly, on a fresh one, rather than leave the entry
+        // to its lease (LEASE_MS) for a blip (issue 10, faults).
+        if (attempt < FAIL_RECORD_RETRIES && isDatabaseUnavailable(e)) {
+          await new Promise((r) => setTimeout(r, FAIL_RECORD_RETRY_MS))
+          continue
+        }
+        this.log.warn({ err: brief(e), tenantId, sessionId }, 'summary update failed and could not be rescheduled; its lease will expire')
+        return
+      }
     }
     if (status === 'failed') {
       this.opts.metrics?.onUpdateGaveUp()
