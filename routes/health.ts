@@ -28,19 +28,21 @@ export default async function healthRoutes(app: FastifyInstance) {
       security: [],
       response: {
         200: z.object({ status: z.literal('ready'), database: z.string() }),
-        503: z.object({ status: z.literal('unavailable'), error: z.literal('not_ready'), message: z.string(), database: z.string() }),
+        // The one error shape (error, message, requestId), plus the probe's own fields.
+        503: z.object({ status: z.literal('unavailable'), error: z.literal('not_ready'), message: z.string(), database: z.string(), requestId: z.string() }),
       },
     },
-    handler: async (_req, reply) => {
+    handler: async (req, reply) => {
       const database = app.database.kind
+      const requestId = req.id
       try {
         await sql`select 1`.execute(app.db)
         if (!(await migrationsApplied(app.db))) {
-          return reply.code(503).send({ status: 'unavailable' as const, error: 'not_ready' as const, message: 'migrations pending', database })
+          return reply.code(503).send({ status: 'unavailable' as const, error: 'not_ready' as const, message: 'migrations pending', database, requestId })
         }
         return { status: 'ready' as const, database }
       } catch {
-        return reply.code(503).send({ status: 'unavailable' as const, error: 'not_ready' as const, message: 'database unreachable', database })
+        return reply.code(503).send({ status: 'unavailable' as const, error: 'not_ready' as const, message: 'database unreachable', database, requestId })
       }
     },
   })
