@@ -36,8 +36,9 @@
  * (finish_reason 'length' / stop_reason 'max_tokens' when that cut it).
  *
  * Behaviour is programmable per request (`enqueue`, `setDefault`): success with
- * custom content or delay, 429, 5xx, hanging forever, malformed JSON, empty
- * content, dropped connection, or any HTTP error.
+ * custom content or delay, 429, 5xx, hanging forever, malformed JSON, JSON of the
+ * wrong shape, a non-JSON body (an HTML error page), a response or stream cut off
+ * halfway, empty content, dropped connection, or any HTTP error.
  */
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -109,6 +110,33 @@ export interface MalformedJsonBehaviour extends BehaviourTarget {
   kind: 'malformed-json';
 }
 
+/**
+ * 200 + `content-type: application/json` with valid JSON of the wrong shape (default:
+ * an object with neither `choices` nor `content`). `body` replaces it.
+ */
+export interface WrongShapeBehaviour extends BehaviourTarget {
+  kind: 'wrong-shape';
+  body?: unknown;
+}
+
+/**
+ * 200 with a body that is not JSON at all, e.g. a proxy's HTML error page
+ * (default `text/html`, `<html>…502 Bad Gateway…</html>`).
+ */
+export interface GarbageBehaviour extends BehaviourTarget {
+  kind: 'garbage';
+  contentType?: string;
+  body?: string;
+}
+
+/**
+ * The response starts and the connection dies in the middle: the headers announce the
+ * full length (or an SSE stream), part of the body is sent, then the socket is destroyed.
+ */
+export interface TruncatedBehaviour extends BehaviourTarget {
+  kind: 'truncated';
+}
+
 /** 200 with a valid shape but empty content ('' for OpenAI, `content: []` for Anthropic). */
 export interface EmptyBehaviour extends BehaviourTarget {
   kind: 'empty';
@@ -137,6 +165,9 @@ export type FakeBehaviour =
   | ServerErrorBehaviour
   | TimeoutBehaviour
   | MalformedJsonBehaviour
+  | WrongShapeBehaviour
+  | GarbageBehaviour
+  | TruncatedBehaviour
   | EmptyBehaviour
   | DisconnectBehaviour
   | HttpErrorBehaviour;
@@ -637,6 +668,10 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     requests.push(rec);
 
     // --- response writers ------------------------------------------------
+    /** The 'truncated' behaviour: the success response dies halfway (see sendJson and the SSE writers). */
+    let truncate = false;
+    /** SSE writes so far (a truncated stream dies after two). */
+    let sseWrites = 0;
     const sendJson = (status: number, body: unknown, extra: Record<string, string> = {}): void => {
       if (res.destroyed || res.headersSent) return;
       rec.status = status;
@@ -647,6 +682,11 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
         ...idHeaders,
         ...extra,
       });
+      if (truncate && status === 200) {
+        // The full length is announced; half of it is sent, then the connection dies.
+        res.write(text.slice(0, Math.floor(text.length / 2)), () => res.socket?.destroy());
+        return;
+      }
       res.end(text);
     };
     const sendError = (spec: ErrorSpec): void =>
@@ -765,6 +805,7 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     // --- programmable behaviour -----------------------------------------------
     const behaviour = takeBehaviour(route);
     rec.behaviour = behaviour.kind;
+    truncate = behaviour.kind === 'truncated';
     switch (behaviour.kind) {
       case 'rate-limit': {
         const h: Record<string, string> = { 'retry-after': String(behaviour.retryAfterSeconds ?? 1) };
@@ -827,6 +868,20 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
         res.end(text);
         return;
       }
+      case 'wrong-shape':
+        sendJson(200, behaviour.body !== undefined ? behaviour.body : { ok: true, data: ['not', 'a', 'completion'] });
+        return;
+      case 'garbage': {
+        if (res.destroyed) return;
+        const text = behaviour.body ?? '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>';
+        rec.status = 200;
+        res.writeHead(200, { 'content-type': behaviour.contentType ?? 'text/html', 'content-length': String(Buffer.byteLength(text)), ...idHeaders });
+        res.end(text);
+        return;
+      }
+      case 'truncated':
+        // Handled after the content is built (below): it needs the full body to cut it.
+        break;
       case 'ok':
         if (behaviour.delayMs && !(await sleep(behaviour.delayMs, signal))) return;
         break;
@@ -899,7 +954,7 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
       for (const part of chunksOf(content)) chunk([{ index: 0, delta: { content: part }, logprobs: null, finish_reason: null }]);
       chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }]);
       if (includeUsage) chunk([], { usage });
-      res.end('data: [DONE]\n\n');
+      sseEnd('data: [DONE]\n\n');
       return;
     }
 
@@ -952,18 +1007,34 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
       usage: { output_tokens: outputTokens },
     });
     sseEvent('message_stop', { type: 'message_stop' });
-    res.end();
+    sseEnd();
 
     // --- SSE helpers (hoisted; they close over res/rec) ---------------------
     function startSse(): void {
       rec.status = 200;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...idHeaders });
     }
+    function sseWrite(text: string): void {
+      if (res.destroyed) return;
+      if (truncate && ++sseWrites > 2) {
+        // A truncated stream: half of this event, then the connection dies.
+        res.write(text.slice(0, Math.floor(text.length / 2)), () => res.socket?.destroy());
+        truncate = false;
+        sseWrites = Number.NEGATIVE_INFINITY;
+        return;
+      }
+      if (sseWrites === Number.NEGATIVE_INFINITY) return;
+      res.write(text);
+    }
+    function sseEnd(text = ''): void {
+      // A truncated stream never ends cleanly.
+      if (sseWrites !== Number.NEGATIVE_INFINITY) res.end(text);
+    }
     function sseData(data: unknown): void {
-      res.write(`data: ${JSON.stringify(data)}\n\n`);
+      sseWrite(`data: ${JSON.stringify(data)}\n\n`);
     }
     function sseEvent(event: string, data: unknown): void {
-      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      sseWrite(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     }
     function* chunksOf(text: string): Generator<string> {
       for (let i = 0; i < text.length; i += chunkChars) yield text.slice(i, i + chunkChars);
