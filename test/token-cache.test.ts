@@ -172,7 +172,8 @@ function history(n: number): Record<string, unknown>[] {
 }
 
 t.test('/estimate: a resent history is read from the cache, same response; hits and misses in /metrics', async (t) => {
-  const { app } = await buildTestApp(t, { backend: 'pglite' })
+  // Compaction on the event loop here (no compute threads), where it shares the app's cache.
+  const { app } = await buildTestApp(t, { backend: 'pglite', config: { COMPUTE_THREADS: 0 } })
   const messages = history(20)
   const first = await app.inject({ method: 'POST', url: '/estimate', payload: { model: 'gpt-4o', method: 'tokenizer', messages } })
   t.equal(first.statusCode, 200)
@@ -206,6 +207,21 @@ t.test('/estimate: a resent history is read from the cache, same response; hits 
   const m6 = await cacheMetrics(app)
   t.ok(m6.hits - m5.hits >= 20, 'GET /context counts from the cache')
   t.equal(m6.misses, m5.misses, 'with no miss')
+})
+
+t.test('/compact on a compute thread: the thread keeps its own cache, its hits and misses reach /metrics', async (t) => {
+  const { app } = await buildTestApp(t, { backend: 'pglite', config: { COMPUTE_THREADS: 1, COMPUTE_INLINE_MAX_BYTES: 0 } })
+  const payload = { model: 'gpt-4o', messages: history(20), targetTokens: 1_000_000 }
+  const first = await app.inject({ method: 'POST', url: '/compact', payload })
+  t.equal(first.statusCode, 200)
+  t.equal(app.compute.stats().completed, 1, 'it ran on the thread')
+  t.same(await cacheMetrics(app), { hits: 0, misses: 20, entries: 20 }, 'the thread counted and stored every message')
+  t.equal(app.tokenCache!.size, 0, "the event loop's cache is untouched")
+  const second = await app.inject({ method: 'POST', url: '/compact', payload })
+  t.same(await cacheMetrics(app), { hits: 20, misses: 20, entries: 20 }, 'the second call reads them on the thread')
+  t.same(second.json().event.tokensBefore, first.json().event.tokensBefore)
+  const { app: inline } = await buildTestApp(t, { backend: 'pglite', config: { COMPUTE_THREADS: 0, TOKEN_CACHE_ENTRIES: 0 } })
+  t.same((await inline.inject({ method: 'POST', url: '/compact', payload })).json().messages, second.json().messages, 'the same result as without a cache')
 })
 
 t.test('the cache holds no content: keys are digests, values numbers', async (t) => {

@@ -31,6 +31,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
 import { fromWire, runInline, type ComputeRunner, type RunOptions, type TaskName, type TaskInput, type TaskOutcome, type TaskOutput } from '../services/compute-tasks.ts'
+import type { TokenCache } from './token-cache-store.ts'
 
 /**
  * Heap a queued request holds per byte of its body: the parsed JSON (V8 strings, objects
@@ -62,6 +63,8 @@ export interface ComputePoolOptions {
   registry?: Registry
   /** The worker entry (tests); default computeWorkerFile(). */
   filename?: string
+  /** The app's token-count cache: tasks run inline use it, and threads report their own caches' hits and misses to it. */
+  tokenCache?: TokenCache
 }
 
 export interface ComputePoolStats {
@@ -90,6 +93,7 @@ interface Pending {
   reject(err: unknown): void
   signal?: AbortSignal
   onAbort?: () => void
+  cacheScope?: string
 }
 
 type Where = 'pool' | 'inline'
@@ -100,6 +104,7 @@ export class ComputePool implements ComputeRunner {
   readonly inlineMaxBytes: number
   private readonly config: Config
   private readonly filename: string | undefined
+  private readonly tokenCache: TokenCache | undefined
   private piscina: Piscina | undefined
   private readonly queue: Pending[] = []
   private waitingRequests = 0
@@ -117,6 +122,7 @@ export class ComputePool implements ComputeRunner {
     this.queueMax = opts.queueMax ?? opts.config.COMPUTE_QUEUE_MAX
     this.inlineMaxBytes = opts.inlineMaxBytes ?? opts.config.COMPUTE_INLINE_MAX_BYTES
     this.filename = opts.filename
+    this.tokenCache = opts.tokenCache
     this.metrics = opts.registry ? createPoolMetrics(opts.registry, this) : undefined
   }
 
@@ -125,7 +131,7 @@ export class ComputePool implements ComputeRunner {
       this.cancelled(task)
       return Promise.reject(clientGone())
     }
-    if (this.threads === 0 || (opts.bytes !== undefined && opts.bytes <= this.inlineMaxBytes)) return this.inline(task, input)
+    if (this.threads === 0 || (opts.bytes !== undefined && opts.bytes <= this.inlineMaxBytes)) return this.inline(task, input, opts.cacheScope)
     if (this.closed) return Promise.reject(new ApiError(503, 'shutting_down', 'this instance is shutting down; retry (another instance will answer)', undefined, undefined, { 'retry-after': '5' }))
     const background = opts.background === true
     const mustWait = this.paused || this.running >= this.threads
@@ -145,7 +151,7 @@ export class ComputePool implements ComputeRunner {
       )
     }
     return new Promise<TaskOutput<K>>((resolve, reject) => {
-      const entry: Pending = { task, input, queuedAt: performance.now(), background, resolve: resolve as (v: unknown) => void, reject }
+      const entry: Pending = { task, input, queuedAt: performance.now(), background, resolve: resolve as (v: unknown) => void, reject, cacheScope: opts.cacheScope }
       if (opts.signal) {
         const signal = opts.signal
         entry.signal = signal
@@ -204,12 +210,13 @@ export class ComputePool implements ComputeRunner {
     await pool?.close()
   }
 
-  private async inline<K extends TaskName>(task: K, input: TaskInput<K>): Promise<TaskOutput<K>> {
+  private async inline<K extends TaskName>(task: K, input: TaskInput<K>, cacheScope: string | undefined): Promise<TaskOutput<K>> {
     const started = performance.now()
     this.counts.inline++
     let outcome: 'ok' | 'error' = 'error'
     try {
-      const value = await runInline(this.config, task, input)
+      const tokenCache = cacheScope === undefined ? undefined : this.tokenCache?.for(cacheScope)
+      const value = await runInline(this.config, task, input, tokenCache ? { tokenCache } : {})
       outcome = 'ok'
       return value
     } finally {
@@ -253,9 +260,10 @@ export class ComputePool implements ComputeRunner {
       this.pump()
     }
     this.pool()
-      .run({ task: entry.task, input: entry.input })
+      .run({ task: entry.task, input: entry.input, ...(entry.cacheScope !== undefined ? { cacheScope: entry.cacheScope } : {}) })
       .then(
         (result: TaskOutcome) => {
+          if (result.tokenCache) this.tokenCache?.recordThread(result.tokenCache)
           settle(result.ok ? 'ok' : 'error')
           if (result.ok) entry.resolve(result.value)
           else entry.reject(fromWire(result.error))
@@ -366,7 +374,7 @@ declare module 'fastify' {
 
 export default fp(
   async function computePoolPlugin(app: FastifyInstance) {
-    const pool = new ComputePool({ config: app.config, registry: app.metrics.registry })
+    const pool = new ComputePool({ config: app.config, registry: app.metrics.registry, tokenCache: app.tokenCache })
     app.decorate('compute', pool)
     const worst = worstCaseQueuedHeapBytes(app.config)
     const heapLimit = v8.getHeapStatistics().heap_size_limit
@@ -381,5 +389,5 @@ export default fp(
     // Registered before the sessions plugin: closes after its worker stopped (onClose runs in reverse).
     app.addHook('onClose', async () => pool.close())
   },
-  { name: 'compute-pool', dependencies: ['metrics'] },
+  { name: 'compute-pool', dependencies: ['metrics', 'token-cache'] },
 )

@@ -3,60 +3,24 @@
  * by a hash of what is counted (src/engine/tokens/count.ts messageCacheKey) and holding
  * numbers only, never content. Agents resend their whole history every turn; with the
  * cache a resent message costs a hash instead of a count. Shared by /estimate, /compact
- * (on the event loop) and the sessions service; keys are per tenant (`for(tenantId)`).
+ * and the sessions service; keys are per tenant (`for(tenantId)`).
  *
- * TOKEN_CACHE_ENTRIES bounds it (0: no cache). Hits, misses and the entry count are in
- * /metrics (compactd_token_cache_*), counted in plain fields and read at scrape time.
+ * TOKEN_CACHE_ENTRIES bounds it (0: no cache). Each compute thread (compute-pool.ts) holds
+ * a cache of its own, since a thread cannot read this one; their hits and misses come back
+ * with each task. Hits, misses and entries are in /metrics (compactd_token_cache_*),
+ * counted in plain fields and read at scrape time.
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { LRUCache } from 'lru-cache'
 import { Counter, Gauge, type Registry } from 'prom-client'
-import type { MessageCountCache, MessageCounts, TokenCountCache } from '../engine/tokens/count.ts'
+import { TokenCache } from './token-cache-store.ts'
+
+export { TokenCache }
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** undefined when TOKEN_CACHE_ENTRIES is 0. */
     tokenCache: TokenCache | undefined
-  }
-}
-
-export class TokenCache implements TokenCountCache {
-  hits = 0
-  misses = 0
-  private readonly lru: LRUCache<string, MessageCounts>
-
-  constructor(readonly maxEntries: number) {
-    this.lru = new LRUCache<string, MessageCounts>({ max: maxEntries })
-  }
-
-  get(key: string): MessageCounts | undefined {
-    const v = this.lru.get(key)
-    if (v === undefined) this.misses++
-    else this.hits++
-    return v
-  }
-
-  set(key: string, counts: MessageCounts): void {
-    this.lru.set(key, counts)
-  }
-
-  get size(): number {
-    return this.lru.size
-  }
-
-  /** What is stored, for inspection (tests): keys and counts. */
-  entries(): [string, MessageCounts][] {
-    return [...this.lru.entries()]
-  }
-
-  clear(): void {
-    this.lru.clear()
-  }
-
-  /** The cache as a counter takes it, keyed within one tenant. */
-  for(tenantId: string): MessageCountCache {
-    return { store: this, scope: tenantId }
   }
 }
 
@@ -84,10 +48,10 @@ export function registerTokenCacheMetrics(registry: Registry, cache: TokenCache)
   })
   new Gauge({
     name: 'compactd_token_cache_entries',
-    help: `Messages in the token-count cache (at most TOKEN_CACHE_ENTRIES = ${cache.maxEntries})`,
+    help: `Messages in the token-count caches: the event loop's and each compute thread's (each at most TOKEN_CACHE_ENTRIES = ${cache.maxEntries})`,
     registers: [registry],
     collect() {
-      this.set(cache.size)
+      this.set(cache.totalEntries)
     },
   })
 }

@@ -155,7 +155,7 @@ export async function compactConversation(ctx: CompactContext, input: CompactReq
   const computed =
     llm || !ctx.compute
       ? await computeCompaction(config, task, { llm, signal: ctx.signal, tokenCache: ctx.tokenCache?.for(ctx.tenantId) })
-      : await ctx.compute.run('compact', task, { signal: ctx.signal, bytes: ctx.bodyBytes })
+      : await ctx.compute.run('compact', task, { signal: ctx.signal, bytes: ctx.bodyBytes, cacheScope: ctx.tenantId })
   const { response } = computed
   // A compaction done, not a dry run: what a checkpoint is stored for.
   if (computed.checkpoint) ctx.metrics?.onCompaction(response.event)

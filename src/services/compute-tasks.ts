@@ -9,15 +9,22 @@
 import type { Config } from '../config.ts'
 import { CompactionError } from '../engine/compaction/compact.ts'
 import { MessageFormatError } from '../engine/messages/errors.ts'
+import type { MessageCountCache } from '../engine/tokens/count.ts'
 import { ApiError, type ErrorIssue } from '../errors.ts'
+import type { ThreadCacheStats } from '../plugins/token-cache-store.ts'
 import { computeRulesUpdate } from '../sessions/rules-update.ts'
 import { computeCompaction } from './compact.ts'
 
 export const computeTasks = {
   /** POST /compact without the llm strategy: parse, compact, serialize. */
-  compact: (config: Config, input: Parameters<typeof computeCompaction>[1]) => computeCompaction(config, input),
+  compact: (config: Config, input: Parameters<typeof computeCompaction>[1], env: TaskEnv = {}) => computeCompaction(config, input, env),
   /** A rules-mode rolling-summary update (the background worker). */
-  summary: (config: Config, input: Parameters<typeof computeRulesUpdate>[1]) => computeRulesUpdate(config, input),
+  summary: (config: Config, input: Parameters<typeof computeRulesUpdate>[1], _env: TaskEnv = {}) => computeRulesUpdate(config, input),
+}
+
+/** What the thread running a task lends it: its token-count cache, scoped to the task's tenant. */
+export interface TaskEnv {
+  tokenCache?: MessageCountCache
 }
 
 export type TaskName = keyof typeof computeTasks
@@ -31,6 +38,11 @@ export interface RunOptions {
   bytes?: number
   /** Background work (summary updates): never refused as overloaded; it waits its turn. */
   background?: boolean
+  /**
+   * The tenant whose token counts the task may read and add to (src/plugins/token-cache.ts):
+   * on the event loop the app's cache, on a thread that thread's own. None: no cache.
+   */
+  cacheScope?: string
 }
 
 /** What services call: the compute pool, or anything that runs a task the same way. */
@@ -39,9 +51,9 @@ export interface ComputeRunner {
 }
 
 /** Runs a task on this thread (the inline path, and tests). */
-export async function runInline<K extends TaskName>(config: Config, task: K, input: TaskInput<K>): Promise<TaskOutput<K>> {
-  const fn = computeTasks[task] as (config: Config, input: TaskInput<K>) => TaskOutput<K> | Promise<TaskOutput<K>>
-  return fn(config, input)
+export async function runInline<K extends TaskName>(config: Config, task: K, input: TaskInput<K>, env: TaskEnv = {}): Promise<TaskOutput<K>> {
+  const fn = computeTasks[task] as (config: Config, input: TaskInput<K>, env: TaskEnv) => TaskOutput<K> | Promise<TaskOutput<K>>
+  return fn(config, input, env)
 }
 
 // ---------------------------------------------------------------------------
@@ -53,13 +65,16 @@ export type WireError =
   | { kind: 'compaction'; code: CompactionError['code']; message: string; details: Record<string, unknown> }
   | { kind: 'other'; name: string; message: string; stack?: string }
 
-export type TaskOutcome<T = unknown> = { ok: true; value: T } | { ok: false; error: WireError }
+export type TaskOutcome<T = unknown> = ({ ok: true; value: T } | { ok: false; error: WireError }) & {
+  /** The thread's token-count cache during the task (src/plugins/compute-worker.ts). */
+  tokenCache?: ThreadCacheStats
+}
 
 /** The worker thread's side: a task's result, or its error as data. */
-export async function runTask(config: Config, task: TaskName, input: unknown): Promise<TaskOutcome> {
+export async function runTask(config: Config, task: TaskName, input: unknown, env: TaskEnv = {}): Promise<TaskOutcome> {
   try {
     if (!Object.hasOwn(computeTasks, task)) throw new Error(`unknown compute task ${JSON.stringify(task)}`)
-    return { ok: true, value: await runInline(config, task, input as never) }
+    return { ok: true, value: await runInline(config, task, input as never, env) }
   } catch (err) {
     return { ok: false, error: toWire(err) }
   }
