@@ -33,6 +33,10 @@ const checkpointExample = {
   compressedTokens: 2660,
   compressionRatio: 2.68,
   summaryCostUsd: 0,
+  targetTokens: 3000,
+  model: 'gpt-4o',
+  durationMs: 38,
+  summaryTokens: 194,
   foldedFrom: null,
   createdAt: '2026-11-22T13:23:20.601Z',
 }
@@ -52,6 +56,10 @@ const checkpointSchema = z
     compressedTokens: z.int().nullable().describe('Tokens after.'),
     compressionRatio: z.number().nullable().describe('originalTokens / compressedTokens.'),
     summaryCostUsd: z.number().nullable().describe('Cost of the summarizer calls.'),
+    targetTokens: z.int().nullable().describe('The budget it compacted to (null on checkpoints stored before this field existed).'),
+    model: z.string().nullable().describe('The model the tokens were counted for.'),
+    durationMs: z.int().nullable().describe('How long the compaction took, in milliseconds (folded: the sum).'),
+    summaryTokens: z.int().nullable().describe('Tokens of the summary it wrote (null when it only masked, or for a fold).'),
     foldedFrom: z
       .array(z.int())
       .nullable()
@@ -75,6 +83,10 @@ function toJson(c: Checkpoint): z.infer<typeof checkpointSchema> {
     compressedTokens: c.compressedTokens,
     compressionRatio: c.compressionRatio,
     summaryCostUsd: c.summaryCostUsd,
+    targetTokens: c.targetTokens ?? null,
+    model: c.model ?? null,
+    durationMs: c.durationMs ?? null,
+    summaryTokens: c.summaryTokens ?? null,
     foldedFrom: c.foldedFrom,
     createdAt: c.createdAt.toISOString(),
   }

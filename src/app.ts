@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { validatorCompiler } from 'fastify-type-provider-zod'
+import browseRoutes from '../routes/browse.ts'
 import checkpointRoutes from '../routes/checkpoints.ts'
 import compactRoutes from '../routes/compact.ts'
 import estimateRoutes from '../routes/estimate.ts'
@@ -25,6 +26,7 @@ import { fastSerializerCompiler } from './plugins/serializer.ts'
 import sessionsPlugin from './plugins/sessions.ts'
 import swaggerPlugin from './plugins/swagger.ts'
 import tokenCachePlugin from './plugins/token-cache.ts'
+import uiPlugin from './plugins/ui.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -108,5 +110,8 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(compactRoutes)
   await app.register(checkpointRoutes)
   await app.register(sessionRoutes)
+  await app.register(browseRoutes)
+  // The dashboard (GET /ui): its own CSP, no key for the page itself.
+  await app.register(uiPlugin)
   return app
 }

@@ -45,6 +45,11 @@ export interface CheckpointData {
   strategy: string | null
   /** Round of the summary; null when no summary was written. */
   round: number | null
+  /** The budget it compacted to, the model it counted for, its duration and the summary's tokens (absent on older rows). */
+  targetTokens?: number | null
+  model?: string | null
+  durationMs?: number | null
+  summaryTokens?: number | null
 }
 
 export interface Checkpoint extends CheckpointData {
@@ -176,6 +181,10 @@ function toColumns(d: CheckpointData) {
     summary_cost_usd: d.summaryCostUsd,
     strategy: encodeNullableText(d.strategy),
     round: d.round,
+    target_tokens: d.targetTokens ?? null,
+    model: encodeNullableText(d.model ?? null),
+    duration_ms: d.durationMs ?? null,
+    summary_tokens: d.summaryTokens ?? null,
   }
 }
 
@@ -196,6 +205,10 @@ function fromRow(r: Row): Checkpoint {
     summaryCostUsd: num(r.summary_cost_usd),
     strategy: r.strategy === null ? null : decodeText(r.strategy),
     round: num(r.round),
+    targetTokens: num(r.target_tokens),
+    model: r.model === null || r.model === undefined ? null : decodeText(r.model),
+    durationMs: num(r.duration_ms),
+    summaryTokens: num(r.summary_tokens),
     foldedFrom: (parseJson(r.folded_from) as number[] | null) ?? null,
     createdAt: r.created_at instanceof Date ? r.created_at : new Date(r.created_at as unknown as string),
   }
@@ -255,6 +268,10 @@ export function foldCheckpoints(rows: readonly Checkpoint[]): { data: Checkpoint
       summaryCostUsd: cost === null ? null : Math.round(cost * 1e9) / 1e9,
       strategy: newest.strategy,
       round: rounds.length ? Math.max(...rounds) : null,
+      targetTokens: newest.targetTokens ?? null,
+      model: newest.model ?? null,
+      durationMs: sum((c) => c.durationMs ?? null),
+      summaryTokens: null, // the folded summary is a new text, not counted here
     },
   }
 }

@@ -44,6 +44,11 @@ export interface CheckpointSummariesTable {
   /** jsonb array of checkpoint numbers this row stands for, when it is a fold. */
   folded_from: ColumnType<number[] | null, string | null, string | null>
   created_at: Generated<Timestamp>
+  /** migrations/0005_checkpoint_details.ts: null on rows stored before it. */
+  target_tokens: ColumnType<number | null, number | null | undefined, number | null>
+  model: ColumnType<string | null, string | null | undefined, string | null>
+  duration_ms: ColumnType<number | null, number | null | undefined, number | null>
+  summary_tokens: ColumnType<number | null, number | null | undefined, number | null>
 }
 
 /** A session with a rolling summary (migrations/0003_sessions.ts). */

@@ -257,6 +257,10 @@ export async function computeCompaction(
       summaryCostUsd: ev.costUsd,
       strategy: result.strategy,
       round: result.summary ? ev.round : null,
+      targetTokens,
+      model: model.id,
+      durationMs: ev.durationMs,
+      summaryTokens: result.summary ? ev.summaryTokens : null,
     }
   }
 
