@@ -2,7 +2,7 @@
  * Soak benchmark (issue 10): `npm run bench -- soak [--pglite]`.
  *
  * The service runs as a child process (`node --import tsx src/server.ts`, as the sessions
- * bench's worker node), on a fresh PostgreSQL database (or, with
+ * bench's worker node, plus a GC hook: see below), on a fresh PostgreSQL database (or, with
  * --pglite, PGlite in a fresh data directory on disk), with its production defaults
  * (2 workers, WORKER_POLL_MS 1000, pool 10) except the rate limit, which is lifted.
  * The driver is this process, over keep-alive HTTP connections (undici).
@@ -22,8 +22,9 @@
  *    Every minute: offered and completed req/s, p99 per operation, errors (429, 5xx,
  *    other non-2xx, network), the service's RSS (/proc/<pid>/status VmRSS) and the
  *    summary queue depth (compactd_summary_queue_depth from /metrics, sampled every 5 s).
- *    Before and after the soak the service idles SOAK_IDLE_SECONDS, and the lowest V8
- *    heap used in that time is reported: what it retains, to tell growth from garbage.
+ *    Before and after the soak, the V8 heap used after a full GC (the service runs with
+ *    --expose-gc and test/bench/gc-on-signal.mjs: SIGWINCH) is what it retains: growth
+ *    there, unlike RSS or heap used under load, is memory held.
  * 3. Convergence (bounded by SOAK_CONVERGE_SECONDS): the queue drains; sessions whose
  *    evicted messages are below their batch get a refresh (POST …/summary/refresh), and
  *    the queue drains again. Then, for every session:
@@ -40,8 +41,7 @@
  * Env: SOAK_SECONDS (300), SOAK_SESSIONS (400), SOAK_LOAD (0.8), SOAK_RATE (req/s; skips
  * the peak phase), SOAK_PEAK_SECONDS (30), SOAK_WARMUP_SECONDS (5), SOAK_PEAK_CONNECTIONS (16), SOAK_MIX
  * ("append:5,summary:4,compact:1"), SOAK_CONVERGE_SECONDS (180), SOAK_INTERVAL_SECONDS (60: the
- * reporting window), SOAK_IDLE_SECONDS (20: idle before and after the soak, to read the heap
- * the service retains).
+ * reporting window).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -65,7 +65,6 @@ const PEAK_SECONDS = Number(process.env.SOAK_PEAK_SECONDS ?? 30)
 const WARMUP_SECONDS = Number(process.env.SOAK_WARMUP_SECONDS ?? 5)
 const PEAK_CONNECTIONS = Number(process.env.SOAK_PEAK_CONNECTIONS ?? 16)
 const CONVERGE_SECONDS = Number(process.env.SOAK_CONVERGE_SECONDS ?? 180)
-const IDLE_SECONDS = Number(process.env.SOAK_IDLE_SECONDS ?? 20)
 const MINUTE_S = Number(process.env.SOAK_INTERVAL_SECONDS ?? 60)
 const CONNECTIONS = 32
 /** Open loop: requests beyond this many in flight are not sent (and counted). */
@@ -115,7 +114,7 @@ async function startService(env: Record<string, string>, logFile: string): Promi
   const log = fs.openSync(logFile, 'a')
   // As the sessions bench's worker node does: src/server.ts through tsx, so the service is
   // whatever the checkout holds, without a build step.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', path.join(import.meta.dirname, 'gc-on-signal.mjs'), '--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH!, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000000', DOCS_ENABLED: 'false', ...env },
     stdio: ['ignore', log, log],
@@ -418,20 +417,14 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
       })())
     const sampler = setInterval(() => void scrape().catch(() => {}), 5_000)
 
-    /**
-     * Idle for IDLE_SECONDS: V8 collects garbage once the process goes quiet, so the heap
-     * used at the end (the lowest sample) is what the service retains, not what it
-     * allocated last.
-     */
-    const settle = async () => {
-      let low = await scrape()
-      const until = performance.now() + IDLE_SECONDS * 1000
-      while (performance.now() < until) {
-        await sleep(2_000)
-        const s = await scrape()
-        if (s.heap < low.heap) low = s
+    /** Heap used after a full GC (SIGWINCH, test/bench/gc-on-signal.mjs): what the service retains. */
+    const retained = async () => {
+      for (let i = 0; i < 2; i++) {
+        process.kill(svc.pid, 'SIGWINCH')
+        await sleep(1_000)
       }
-      return { heap: low.heap, heapTotal: low.heapTotal, rss: rssMb(svc.pid).rss }
+      const s = await scrape()
+      return { heap: s.heap, rss: rssMb(svc.pid).rss }
     }
 
     // 1. Peak: closed loop.
@@ -466,7 +459,7 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
       while ((await scrape()).queue !== 0 && performance.now() - t0 < 120_000) await sleep(500)
       console.log(`queue drained ${((performance.now() - t0) / 1000).toFixed(1)} s after the peak phase`)
     }
-    const retainedBefore = await settle()
+    const retainedBefore = await retained()
     console.log(`\n### Soak: ${rate.toFixed(1)} req/s offered (${FIXED_RATE ? 'SOAK_RATE' : `${LOAD} × peak`}) for ${SOAK_SECONDS} s; mix ${JSON.stringify(MIX)}; ${SESSIONS} sessions\n`)
 
     // 2. Soak: open loop.
@@ -564,7 +557,7 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
     if (convergedAfter === undefined) failures.push(`the queue did not drain within ${CONVERGE_SECONDS} s`)
     const convergedRss = rssMb(svc.pid)
     const mem = await scrape()
-    const retainedAfter = await settle()
+    const retainedAfter = await retained()
 
     // API checks.
     let messagesTotal = 0
@@ -650,7 +643,7 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
     console.log(`\nWhole soak (${SOAK_SECONDS} s, ${minutes} windows): ${totals.offered} requests offered, ${all('ok')} 2xx, 429: ${all('s429')}, 5xx: ${all('s5xx')}, other 4xx: ${all('s4xx')}, network: ${all('network')}, not sent (driver backlog): ${totals.notSent}`)
     for (const op of OPS) console.log(`- ${op}: ${byOp[op].ok} 2xx, p99 ${p99(byOp[op].latencies).toFixed(0)} ms over the soak`)
     console.log(
-      `retained after ${IDLE_SECONDS} s idle (lowest V8 heap used): before the soak ${retainedBefore.heap.toFixed(0)} MB (RSS ${retainedBefore.rss.toFixed(0)} MB), after it ${retainedAfter.heap.toFixed(0)} MB (RSS ${retainedAfter.rss.toFixed(0)} MB)`,
+      `retained (V8 heap used after a full GC): before the soak ${retainedBefore.heap.toFixed(0)} MB (RSS ${retainedBefore.rss.toFixed(0)} MB), after it ${retainedAfter.heap.toFixed(0)} MB (RSS ${retainedAfter.rss.toFixed(0)} MB)`,
     )
     console.log(`memory after convergence: V8 heap used ${mem.heap.toFixed(0)} MB of ${mem.heapTotal.toFixed(0)} MB, external ${mem.external.toFixed(0)} MB, RSS ${mem.rss.toFixed(0)} MB`)
     const queues = samples.map((s) => s.queue).filter((q) => Number.isFinite(q))
