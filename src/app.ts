@@ -10,6 +10,7 @@ import checkpointRoutes from '../routes/checkpoints.ts'
 import compactRoutes from '../routes/compact.ts'
 import estimateRoutes from '../routes/estimate.ts'
 import healthRoutes from '../routes/health.ts'
+import importRoutes from '../routes/import.ts'
 import sessionRoutes from '../routes/sessions.ts'
 import type { Config } from './config.ts'
 import type { DatabaseHandle } from './db/database.ts'
@@ -108,6 +109,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes)
   await app.register(estimateRoutes)
   await app.register(compactRoutes)
+  await app.register(importRoutes)
   await app.register(checkpointRoutes)
   await app.register(sessionRoutes)
   await app.register(browseRoutes)
