@@ -1,0 +1,1801 @@
+"""Types and routes of the compactd API 0.1.0.
+
+Generated from openapi.yaml by clients/generate.ts: do not edit. `npm run openapi`
+regenerates it; test/client-python-types.test.ts fails when it is stale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Literal, Mapping, NotRequired, Optional, TypedDict, Union
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One route of the API: its parameters (name: required), body and response types by status."""
+
+    method: str
+    path: str
+    summary: str
+    path_params: Mapping[str, bool]
+    query_params: Mapping[str, bool]
+    header_params: Mapping[str, bool]
+    request: Optional[str]
+    responses: Mapping[int, str]
+
+
+class ErrorInputIssuesItem(TypedDict):
+    path: str
+    message: str
+
+
+# Error body returned with every 4xx/5xx status.
+class ErrorInput(TypedDict):
+    # Stable error code, e.g. `validation_error`, `invalid_messages`, `unauthorized`.
+    error: str
+    # Human-readable explanation.
+    message: str
+    # For validation errors: each problem with the path of the offending field.
+    issues: NotRequired[List[ErrorInputIssuesItem]]
+    # Echo of the `x-request-id` of this request, for support.
+    requestId: NotRequired[str]
+
+
+# Which configured model writes the `llm` summary. Keys and base URLs come only from
+# server configuration: any other field (baseURL, apiKey, url...) is a 400. Default:
+# SUMMARIZER_DEFAULT_PROVIDER.
+class CompactRequestInputSummarizer(TypedDict):
+    # Summarizer provider; it must be configured on the server (its API key set).
+    provider: Literal["openai", "anthropic"]
+    # One of the models the server allows (SUMMARIZER_OPENAI_MODELS /
+    # SUMMARIZER_ANTHROPIC_MODELS). Default: the first one.
+    model: NotRequired[str]
+
+
+# A conversation to compact, and how.
+class CompactRequestInput(TypedDict):
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
+    # ModelMessage format. The format is detected; `format` overrides.
+    messages: List[Any]
+    # Message format. Detected automatically when omitted; a plain user/assistant string
+    # array is read as openai (identical in all three).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
+    # and the tokenizer. Default: DEFAULT_MODEL.
+    model: NotRequired[str]
+    # Anthropic-style top-level system prompt (string or text blocks). With other
+    # formats it counts as a leading system message.
+    system: NotRequired[Union[str, List[Any]]]
+    # Token budget the output must fit (counted like /estimate for `model`). Default:
+    # the model's compaction threshold, as /estimate returns it.
+    targetTokens: NotRequired[int]
+    # Leading user turns kept verbatim (the original task). System messages before them
+    # are always kept. Default 1.
+    keepFirst: NotRequired[int]
+    # Most recent messages kept verbatim; the boundary moves earlier rather than
+    # separate a tool call from its results. Default 10 (COMPACTION_KEEP_RECENT).
+    keepRecent: NotRequired[int]
+    # Instead of keepRecent: keep the most recent messages up to this many tokens.
+    # Giving both is a 400.
+    keepRecentTokens: NotRequired[int]
+    # A strategy or a pipeline, cheapest first. `mask`: replace old tool results with
+    # short placeholders. `rules`: offline structured summary. `llm`: summary written by
+    # the configured model. `truncate`: keep the start and end of the text. Summarizers
+    # fall back llm → rules → truncate. Default `["mask","rules"]`
+    # (COMPACTION_DEFAULT_STRATEGY).
+    strategy: NotRequired[Union[Literal["mask", "rules", "llm", "truncate"], List[Literal["mask", "rules", "llm", "truncate"]]]]
+    # The most recent tool results are never masked. Default 3.
+    keepToolResults: NotRequired[int]
+    # Tools whose results are never masked (e.g. a memory or plan tool).
+    excludeTools: NotRequired[List[str]]
+    # Also shorten tool-call arguments of masked calls: a token threshold, or true for
+    # 200. Default false.
+    clearToolInputs: NotRequired[Union[bool, int]]
+    # Keep error messages and failing commands of masked or summarised tool results.
+    # Default true.
+    preserveErrorDetails: NotRequired[bool]
+    # Cap on the summary sections (task, instructions, files, errors, decisions, state,
+    # pending work); never more than 15% of targetTokens. The action log appended to the
+    # same message uses what the rest of the budget leaves. Default 2000
+    # (COMPACTION_MAX_SUMMARY_TOKENS).
+    maxSummaryTokens: NotRequired[int]
+    # Role of the summary message. Default user. With Anthropic, system/developer put it
+    # in the top-level `system`.
+    summaryRole: NotRequired[Literal["system", "developer", "user", "assistant"]]
+    # Which configured model writes the `llm` summary. Keys and base URLs come only from
+    # server configuration: any other field (baseURL, apiKey, url...) is a 400. Default:
+    # SUMMARIZER_DEFAULT_PROVIDER.
+    summarizer: NotRequired[CompactRequestInputSummarizer]
+    # Extra guidance for the summary (what to keep), for the llm strategy.
+    instructions: NotRequired[str]
+    # `append` adds instructions to the built-in summary prompt; `replace` replaces its
+    # guidance. Default append.
+    instructionsMode: NotRequired[Literal["replace", "append"]]
+    # Return the plan and estimated result without changing anything, calling a model or
+    # storing a checkpoint.
+    dryRun: NotRequired[bool]
+    # Compact even when the conversation already fits targetTokens. A conversation
+    # smaller than any compaction of it could be comes back unchanged (compacted: false,
+    # with the reason).
+    force: NotRequired[bool]
+    # Your id for the conversation (1-200 characters of A-Z a-z 0-9 . _ : -). When
+    # given, each compaction is stored as a numbered checkpoint, and round numbers
+    # continue from the latest one.
+    sessionId: NotRequired[str]
+    # Input whose tool calls and results do not pair up: `repair` drops orphan results
+    # and answers missing ones (listed in `repairs`); `reject` is a 400. Default repair.
+    onBrokenInput: NotRequired[Literal["repair", "reject"]]
+    # Override the model's context window (e.g. for an unknown model).
+    contextLimit: NotRequired[int]
+    # Tokens reserved for the system prompt and tools. Default 2000
+    # (COMPACTION_SYSTEM_RESERVE).
+    systemReserve: NotRequired[int]
+    # Tokens reserved for the reply. Default 4000 (COMPACTION_OUTPUT_RESERVE).
+    outputReserve: NotRequired[int]
+    # Tokens kept free for estimation error. Default 5000 (COMPACTION_SAFETY_BUFFER).
+    safetyBuffer: NotRequired[int]
+    # Fraction of the available window at which to compact. Default 0.8.
+    thresholdPercent: NotRequired[float]
+
+
+class CompactResponseInputFallbacksItem(TypedDict):
+    strategy: str
+    reason: str
+
+
+class CompactResponseInputRepairsItem(TypedDict):
+    index: int
+    action: str
+
+
+CompactResponseInputPlanItem = TypedDict(
+    "CompactResponseInputPlanItem",
+    {
+        # First input index (-1: the top-level system).
+        "from": int,
+        "to": int,
+        "action": Literal["keep", "mask", "condense", "summarize"],
+        "reason": str,
+    },
+)
+
+
+# Figures of this compaction, for monitoring.
+class CompactResponseInputEvent(TypedDict):
+    # Compaction round: 1, or one more than the previous summary (in the input or the
+    # session).
+    round: int
+    tokensBefore: int
+    # Tokens of the output (estimated for a dry run).
+    tokensAfter: int
+    # tokensBefore / tokensAfter.
+    compressionRatio: float
+    messagesCompacted: int
+    strategy: str
+    summaryTokens: int
+    # Cost of summarizer calls (0 offline).
+    costUsd: float
+    durationMs: int
+
+
+# Continuation facts read from the summary: task, steps done and pending, decisions,
+# files, errors, later user requests.
+class CompactResponseInputSummaryKeyFacts(TypedDict):
+    currentTask: str
+    completedSteps: List[str]
+    pendingSteps: List[str]
+    keyDecisions: List[str]
+    relevantFiles: List[str]
+    errors: List[str]
+    userRequests: List[str]
+
+
+# The summary inserted, when one was written.
+class CompactResponseInputSummary(TypedDict):
+    # The summary, starting with `## Session Summary (Compaction Round N)`.
+    text: str
+    # Continuation facts read from the summary: task, steps done and pending, decisions,
+    # files, errors, later user requests.
+    keyFacts: CompactResponseInputSummaryKeyFacts
+    # Role of the summary message.
+    role: str
+    # Index of the summary message in `messages` (-1: in the top-level system).
+    index: int
+
+
+# Present when storing this checkpoint took the session over COMPACTION_MAX_CHECKPOINTS
+# and the oldest were folded into one.
+CompactResponseInputCheckpointFolded = TypedDict(
+    "CompactResponseInputCheckpointFolded",
+    {
+        # The checkpoint the oldest ones were folded into (it keeps its number).
+        "into": int,
+        # Every original checkpoint number that checkpoint now stands for.
+        "from": List[int],
+    },
+)
+
+
+# The checkpoint this compaction was stored as (sessionId given, compaction done).
+class CompactResponseInputCheckpoint(TypedDict):
+    sessionId: str
+    # Number of the stored checkpoint (1, 2, ... per session, gap-free).
+    checkpointNum: int
+    # Present when storing this checkpoint took the session over
+    # COMPACTION_MAX_CHECKPOINTS and the oldest were folded into one.
+    folded: NotRequired[CompactResponseInputCheckpointFolded]
+
+
+class CompactResponseInput(TypedDict):
+    # False when the input is returned unchanged (it fits, dry run, or compaction would
+    # not help).
+    compacted: bool
+    # Why nothing was changed, when compacted is false.
+    reason: NotRequired[str]
+    # The conversation in the input format. Kept messages are byte-identical to the
+    # input objects.
+    messages: List[Any]
+    # Top-level system prompt: Anthropic output, or the `system` you sent (returned
+    # unchanged).
+    system: NotRequired[Any]
+    # Format of `messages` (the input format).
+    format: Literal["openai", "anthropic", "ai-sdk"]
+    # Model the budget was counted for.
+    model: str
+    # The budget used (the request's, or the model's compaction threshold).
+    targetTokens: int
+    # What produced the result: the summarizer that wrote the summary, `mask` when
+    # masking sufficed, `none` when unchanged.
+    strategy: Literal["mask", "rules", "llm", "truncate", "none"]
+    # Strategies that were tried and failed or were unavailable, in order, with the
+    # reason (e.g. `rate_limited: openai gpt-4o-mini: rate limited (HTTP 429)`).
+    fallbacks: List[CompactResponseInputFallbacksItem]
+    # Fixes applied to broken tool-call pairing in the input (onBrokenInput repair).
+    repairs: List[CompactResponseInputRepairsItem]
+    # What happens to each range of input messages.
+    plan: List[CompactResponseInputPlanItem]
+    # Figures of this compaction, for monitoring.
+    event: CompactResponseInputEvent
+    # The summary inserted, when one was written.
+    summary: NotRequired[CompactResponseInputSummary]
+    # The checkpoint this compaction was stored as (sessionId given, compaction done).
+    checkpoint: NotRequired[CompactResponseInputCheckpoint]
+
+
+class CheckpointInput(TypedDict):
+    # The session it belongs to.
+    sessionId: str
+    # 1, 2, ... per session, gap-free in the order compactions were stored.
+    checkpointNum: int
+    # Compaction round of the summary (null when the compaction only masked).
+    round: Union[int, None]
+    # What produced it: rules, llm, truncate or mask.
+    strategy: Union[str, None]
+    # First compacted message index of the compacted input.
+    fromMessageIndex: Union[int, None]
+    # Last compacted message index of the compacted input.
+    toMessageIndex: Union[int, None]
+    # Messages summarised or masked.
+    messagesCompressed: Union[int, None]
+    # The summary text (`## Session Summary (Compaction Round N)` ...); empty when the
+    # compaction only masked.
+    summary: str
+    # Continuation facts: currentTask, completedSteps, pendingSteps, keyDecisions,
+    # relevantFiles, errors, userRequests.
+    keyFacts: Union[Dict[str, Any], None]
+    # Tokens of the conversation before compaction.
+    originalTokens: Union[int, None]
+    # Tokens after.
+    compressedTokens: Union[int, None]
+    # originalTokens / compressedTokens.
+    compressionRatio: Union[float, None]
+    # Cost of the summarizer calls.
+    summaryCostUsd: Union[float, None]
+    # The budget it compacted to (null on checkpoints stored before this field existed).
+    targetTokens: Union[int, None]
+    # The model the tokens were counted for.
+    model: Union[str, None]
+    # How long the compaction took, in milliseconds (folded: the sum).
+    durationMs: Union[int, None]
+    # Tokens of the summary it wrote (null when it only masked, or for a fold).
+    summaryTokens: Union[int, None]
+    # When older checkpoints were folded into this one (COMPACTION_MAX_CHECKPOINTS):
+    # every original checkpoint number it stands for, its own included. Totals are their
+    # sums.
+    foldedFrom: Union[List[int], None]
+    # ISO 8601.
+    createdAt: str
+
+
+# A conversation to count.
+class EstimateRequestInput(TypedDict):
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
+    # ModelMessage format. The format is detected; `format` overrides.
+    messages: List[Any]
+    # Message format. Detected automatically when omitted; a plain user/assistant string
+    # array is read as openai (identical in all three).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
+    # and the tokenizer. Default: DEFAULT_MODEL.
+    model: NotRequired[str]
+    # Anthropic-style top-level system prompt (string or text blocks). With other
+    # formats it counts as a leading system message.
+    system: NotRequired[Union[str, List[Any]]]
+    # Tool definitions sent with the request (OpenAI `tools` or Anthropic `tools`);
+    # their schemas count toward the prompt.
+    tools: NotRequired[List[Any]]
+    # `tokenizer`: exact o200k_base/cl100k_base counts (OpenAI models). `heuristic`:
+    # fast character-class estimate. `provider`: Anthropic count_tokens, falling back to
+    # the heuristic when unavailable. Default: tokenizer for OpenAI models, heuristic
+    # with a safety margin for others.
+    method: NotRequired[Literal["tokenizer", "heuristic", "provider"]]
+    # Override the model's context window (e.g. for an unknown model).
+    contextLimit: NotRequired[int]
+    # Tokens reserved for the system prompt and tools. Default 2000
+    # (COMPACTION_SYSTEM_RESERVE).
+    systemReserve: NotRequired[int]
+    # Tokens reserved for the reply. Default 4000 (COMPACTION_OUTPUT_RESERVE).
+    outputReserve: NotRequired[int]
+    # Tokens kept free for estimation error. Default 5000 (COMPACTION_SAFETY_BUFFER).
+    safetyBuffer: NotRequired[int]
+    # Fraction of the available window at which to compact. Default 0.8.
+    thresholdPercent: NotRequired[float]
+
+
+class EstimateResponseInputPerMessageItem(TypedDict):
+    # Index in `messages`; -1 is a separate system prompt.
+    index: int
+    role: str
+    tokens: int
+
+
+# Present when the requested method was unavailable and the heuristic was used instead.
+EstimateResponseInputFallback = TypedDict(
+    "EstimateResponseInputFallback",
+    {
+        "from": str,
+        "reason": str,
+    },
+)
+
+
+class EstimateResponseInput(TypedDict):
+    # The model the limits refer to (the request's, or DEFAULT_MODEL).
+    model: str
+    # False when the model is not in the registry and configurable defaults were used.
+    modelKnown: bool
+    # openai, anthropic, google, deepseek or unknown.
+    provider: str
+    # The detected (or given) message format.
+    format: Literal["openai", "anthropic", "ai-sdk"]
+    # The method that produced totalTokens.
+    method: Literal["tokenizer", "heuristic", "provider"]
+    # Tokenizer encoding, when method is tokenizer.
+    encoding: NotRequired[str]
+    # Multiplier applied to heuristic counts for models whose tokenizer is not
+    # o200k-like (1 = none).
+    safetyMargin: float
+    # Prompt tokens: messages, per-message overhead, tools and reply priming.
+    totalTokens: int
+    # Tokens of the tool definitions, included in totalTokens.
+    toolsTokens: int
+    # Tokens of each message, overhead included. With method provider these are
+    # heuristic estimates.
+    perMessage: List[EstimateResponseInputPerMessageItem]
+    # The model's context window.
+    contextLimit: int
+    # The model's maximum output tokens.
+    maxOutputTokens: int
+    # (contextLimit − systemReserve − outputReserve − safetyBuffer) × thresholdPercent.
+    threshold: int
+    # totalTokens ≥ threshold.
+    shouldCompact: bool
+    # Present when the requested method was unavailable and the heuristic was used
+    # instead.
+    fallback: NotRequired[EstimateResponseInputFallback]
+
+
+class SessionSettingsRequestInputSystemItem(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+# Model that writes `llm` mode summaries. Keys and base URLs come only from server
+# configuration.
+class SessionSettingsRequestInputSummarizer(TypedDict):
+    # Summarizer provider; it must be configured on the server (its API key set).
+    provider: Literal["openai", "anthropic"]
+    # One of the models the server allows for the provider. Default: the first one.
+    model: NotRequired[str]
+
+
+# A session's settings; omitted fields keep their value (or the default for a new
+# session).
+class SessionSettingsRequestInput(TypedDict):
+    # Format of the session's messages (openai, anthropic, ai-sdk). Set by the first
+    # append when omitted; it cannot change once messages are stored.
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # Model the session talks to: sets token counting and the default /context budget.
+    # Default: DEFAULT_MODEL.
+    model: NotRequired[str]
+    # The recent window keeps at most this many messages (system messages excepted).
+    # Default 20.
+    windowMessages: NotRequired[int]
+    # ...and at most this many tokens. Default 16000.
+    windowTokens: NotRequired[int]
+    # Hard limit of the rolling summary, in tokens: enforced even when a summarizer
+    # overshoots. Default 10000.
+    summaryBudget: NotRequired[int]
+    # Evicted exchanges that trigger a background summary update (seed 000's
+    # BATCH_SIZE). Default 4.
+    batchSize: NotRequired[int]
+    # `rules`: offline summary (default). `llm`: the configured summarizer writes it
+    # with seed 000's background-agent prompt, falling back to rules on any failure.
+    mode: NotRequired[Literal["rules", "llm"]]
+    # System prompt sent first by GET /context (a string, or Anthropic text blocks).
+    # null removes it.
+    system: NotRequired[Union[str, List[SessionSettingsRequestInputSystemItem], None]]
+    summarizer: NotRequired[Union[SessionSettingsRequestInputSummarizer, None]]
+
+
+# Summarizer of llm mode.
+class SessionInputSettingsSummarizer(TypedDict):
+    provider: str
+    model: NotRequired[str]
+
+
+# The session's settings.
+class SessionInputSettings(TypedDict):
+    # Format of the stored messages.
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # Model of the session.
+    model: NotRequired[str]
+    # System prompt, when set.
+    system: NotRequired[Any]
+    # Window size in messages.
+    windowMessages: int
+    # Window size in tokens.
+    windowTokens: int
+    # Summary budget in tokens.
+    summaryBudget: int
+    # Evicted exchanges per background update.
+    batchSize: int
+    # Summary mode.
+    mode: Literal["rules", "llm"]
+    # Summarizer of llm mode.
+    summarizer: NotRequired[SessionInputSettingsSummarizer]
+
+
+class SessionInputSummary(TypedDict):
+    version: int
+    tokens: int
+    updatedAt: str
+    source: str
+
+
+class SessionInputUpdate(TypedDict):
+    # pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+    status: Literal["pending", "running", "failed"]
+
+
+class SessionInput(TypedDict):
+    # The session id.
+    id: str
+    # The session's settings.
+    settings: SessionInputSettings
+    # Messages appended so far.
+    messageCount: int
+    # Messages in the recent window (system messages excepted).
+    windowMessages: int
+    # Tokens of the recent window.
+    windowTokens: int
+    # System/developer messages, always kept.
+    systemMessages: int
+    # Messages that left the window and are not yet in the summary.
+    evictedAwaitingSummary: int
+    # Messages folded into the summary.
+    summarizedMessages: int
+    # The current summary version, if any.
+    summary: Union[SessionInputSummary, None]
+    # The queued background update, if any.
+    update: Union[SessionInputUpdate, None]
+    # ISO 8601.
+    createdAt: str
+    # ISO 8601: last settings change or append.
+    updatedAt: str
+
+
+class AppendMessagesRequestInputSystemItem(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+# Messages to append to the session.
+class AppendMessagesRequestInput(TypedDict):
+    # The exchange(s) to append, oldest first, in the session's format. A `timestamp`
+    # (or `createdAt`) on a message dates it for aging; otherwise the append time does.
+    messages: List[Any]
+    # Message format. Detected automatically when omitted; a plain user/assistant string
+    # array is read as openai (identical in all three).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # Anthropic-style top-level system prompt (a string or text blocks); stored as the
+    # session's system prompt.
+    system: NotRequired[Union[str, List[AppendMessagesRequestInputSystemItem]]]
+
+
+class AppendMessagesResponseInput(TypedDict):
+    # The session.
+    sessionId: str
+    # Messages appended by this request.
+    appended: int
+    # Sequence number of the first appended message.
+    firstSeq: Union[int, None]
+    # Sequence number of the last appended message.
+    lastSeq: Union[int, None]
+    # Messages in the session.
+    messageCount: int
+    # Messages in the recent window now.
+    windowMessages: int
+    # Tokens of the recent window now.
+    windowTokens: int
+    # Messages this request pushed out of the window.
+    evicted: int
+    # Evicted messages not yet folded into the summary.
+    evictedAwaitingSummary: int
+    # The same, in exchanges: an update is queued once it reaches batchSize.
+    evictedExchangesAwaitingSummary: int
+    # True when this request queued a background summary update.
+    updateQueued: bool
+
+
+class SessionSummaryInputUpdate(TypedDict):
+    # pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+    status: Literal["pending", "running", "failed"]
+
+
+class SessionSummaryInput(TypedDict):
+    # The session.
+    sessionId: str
+    # Summary version (0 while none exists). Versions are kept; the highest is current.
+    version: int
+    # The summary document as stored, with each item's `<!-- … -->` machine comment
+    # (times, importance, files). Send this back to PUT /summary to edit it.
+    content: str
+    # The same document without the machine comments: what to send to a model.
+    text: str
+    # Tokens of `content`; never more than `budget`.
+    tokens: int
+    # The session's summary budget, in tokens.
+    budget: int
+    # When this version was written (ISO 8601).
+    updatedAt: Union[str, None]
+    # Who wrote this version.
+    source: Union[Literal["background", "manual"], None]
+    # True when evicted messages are not folded in yet (an update is due), or when the
+    # database was unreachable.
+    stale: bool
+    # Evicted messages not yet in the summary.
+    evictedAwaitingSummary: int
+    # The queued background update, if any.
+    update: Union[SessionSummaryInputUpdate, None]
+    # True when the database could not be read: this is the last summary this process
+    # saw (or, with status 503, the placeholder "[Summary temporarily unavailable]").
+    degraded: bool
+
+
+# A summary written by hand. It becomes a new version, and the next background update
+# builds on it.
+class PutSummaryRequestInput(TypedDict):
+    # The new summary document (markdown: "## Previously in This Session", "##
+    # Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->`
+    # comments from GET; lines without one are dated now. Must fit the session's
+    # summaryBudget.
+    content: str
+    # The version you read (compare-and-set): when another version was written since,
+    # the request fails with 409 and writes nothing. Omitted: the current version at the
+    # time of the write.
+    baseVersion: NotRequired[int]
+
+
+class SummaryRefreshInput(TypedDict):
+    # The session.
+    sessionId: str
+    # new: an entry was queued; merged: the pending entry was raised to high priority.
+    queued: Literal["new", "merged"]
+    # Refreshes are queued at high priority.
+    priority: Literal["high"]
+    # Evicted messages the update will fold in.
+    evictedAwaitingSummary: int
+
+
+class SessionContextInput(TypedDict):
+    # The session.
+    sessionId: str
+    # Format of `messages` (and `system`).
+    format: Literal["openai", "anthropic", "ai-sdk"]
+    # Model the tokens were counted for.
+    model: str
+    # The budget the context fits.
+    budget: int
+    # Tokens of the returned context.
+    tokens: int
+    # True when the compaction engine had to trim it to the budget.
+    compacted: bool
+    # What trimmed it (none, mask, rules, truncate).
+    strategy: str
+    # The summary version included (0: none yet).
+    summaryVersion: int
+    # True when evicted messages were not yet in the summary: they are included verbatim
+    # (or compacted) instead, so nothing is lost.
+    stale: bool
+    # Ready to send: system messages, the summary, messages awaiting summary, then the
+    # recent window. Valid for the provider (tool calls keep their results).
+    messages: List[Any]
+    # Anthropic: the top-level system prompt (system messages and the summary).
+    system: NotRequired[Any]
+
+
+class SessionContinuationInput(TypedDict):
+    # The session.
+    sessionId: str
+    # Summary version it was read from.
+    version: int
+    # When that version was written.
+    updatedAt: Union[str, None]
+    # True when evicted messages are not folded in yet.
+    stale: bool
+    # True when the database could not be read and this comes from the last summary this
+    # process saw.
+    degraded: bool
+    # The task being worked on (the latest meaningful request).
+    currentTask: str
+    # Steps already done.
+    completedSteps: List[str]
+    # Steps remaining.
+    pendingSteps: List[str]
+    # Decisions made.
+    keyDecisions: List[str]
+    # Files being worked on, most recent first.
+    relevantFiles: List[str]
+    # The same as seed 003's `[Previous Session Context]` block, ready to inject.
+    prompt: str
+
+
+class CheckpointPageInput(TypedDict):
+    # Checkpoints, newest (highest number) first.
+    items: List[CheckpointInput]
+    # Pass as `cursor` for the next (older) page; null on the last page.
+    nextCursor: Union[str, None]
+
+
+class SessionStatsInput(TypedDict):
+    # The session.
+    sessionId: str
+    # Checkpoints stored (after folding).
+    checkpoints: int
+    # Sum of originalTokens − compressedTokens over the checkpoints.
+    tokensSaved: int
+    # Sum of summaryCostUsd.
+    totalSummaryCostUsd: float
+    # Token-weighted: sum(originalTokens) / sum(compressedTokens) (unchanged by
+    # folding).
+    averageCompressionRatio: float
+    # Sum of originalTokens.
+    totalOriginalTokens: int
+    # Sum of compressedTokens.
+    totalCompressedTokens: int
+
+
+class SessionListInputItemsItemWindowLimit(TypedDict):
+    messages: int
+    tokens: int
+
+
+class SessionListInputItemsItemUpdate(TypedDict):
+    # pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+    status: Literal["pending", "running", "failed"]
+    # Attempts so far.
+    attempts: int
+    # The last attempt's error, when it failed.
+    lastError: Union[str, None]
+
+
+class SessionListInputItemsItem(TypedDict):
+    # The session id (or the sessionId given to POST /compact).
+    id: str
+    # `session`: a session with a rolling summary; `series`: only compactions stored
+    # with POST /compact and a sessionId; `both`.
+    kind: Literal["session", "series", "both"]
+    # ISO 8601: the latest append, settings change, summary version or checkpoint.
+    lastActivity: str
+    # Messages appended (0 for a series).
+    messageCount: int
+    # Messages in the recent window now (system messages excepted).
+    windowMessages: int
+    # Tokens of the recent window now.
+    windowTokens: int
+    # The session's window size (null for a series).
+    windowLimit: Union[SessionListInputItemsItemWindowLimit, None]
+    # Current rolling-summary version (0: none).
+    summaryVersion: int
+    # Tokens of the current summary.
+    summaryTokens: int
+    # Checkpoints stored (after folding).
+    checkpoints: int
+    # Sum of originalTokens − compressedTokens over the checkpoints.
+    tokensSaved: int
+    # The queued background summary update, if any.
+    update: Union[SessionListInputItemsItemUpdate, None]
+    # Failed attempts of the queued update (0 when none failed).
+    updateFailures: int
+
+
+class SessionListInput(TypedDict):
+    items: List[SessionListInputItemsItem]
+    # Pass as `cursor` (with the same q, sort and order) for the next page; null on the
+    # last page.
+    nextCursor: Union[str, None]
+    # Rows matching `q`, on every page.
+    total: int
+
+
+class SummaryVersionPageInputItemsItem(TypedDict):
+    # The version (1, 2, ...).
+    version: int
+    # Tokens of the version.
+    tokens: int
+    # ISO 8601: when it was written.
+    updatedAt: str
+    # As GET /summary reports it.
+    source: Literal["background", "manual"]
+    # `background`: an update that folded evicted messages in; `aging`: the daily
+    # re-aging (nothing new folded); `manual`: PUT /summary.
+    writtenBy: Literal["background", "aging", "manual"]
+    # Mode of the background update (rules, llm, llm-fallback); null for a manual
+    # version or when the update's record was purged (RUN_HISTORY_MS).
+    mode: Union[str, None]
+    # Messages the update folded in; null as for mode.
+    foldedMessages: Union[int, None]
+
+
+class SummaryVersionPageInput(TypedDict):
+    items: List[SummaryVersionPageInputItemsItem]
+    # Pass as `cursor` for the next (older) page; null on the last page.
+    nextCursor: Union[str, None]
+
+
+class SummaryVersionInput(TypedDict):
+    # The session.
+    sessionId: str
+    # The version (1, 2, ...).
+    version: int
+    # Tokens of the version.
+    tokens: int
+    # ISO 8601: when it was written.
+    updatedAt: str
+    # As GET /summary reports it.
+    source: Literal["background", "manual"]
+    # `background`: an update that folded evicted messages in; `aging`: the daily
+    # re-aging (nothing new folded); `manual`: PUT /summary.
+    writtenBy: Literal["background", "aging", "manual"]
+    # Mode of the background update (rules, llm, llm-fallback); null for a manual
+    # version or when the update's record was purged (RUN_HISTORY_MS).
+    mode: Union[str, None]
+    # Messages the update folded in; null as for mode.
+    foldedMessages: Union[int, None]
+    # The document as stored, with the items' `<!-- … -->` comments.
+    content: str
+    # The same without the comments.
+    text: str
+
+
+class SessionMessagePageInputItemsItem(TypedDict):
+    # Position in the session (1, 2, ...).
+    seq: int
+    # The message's role.
+    role: str
+    # Its tokens, counted for the session's model when appended.
+    tokens: int
+    # Where it is now.
+    status: Literal["window", "evicted", "summarized"]
+    # ISO 8601: its own timestamp, else when it was appended.
+    messageAt: str
+    # The message as appended.
+    message: Any
+
+
+class SessionMessagePageInput(TypedDict):
+    # The session.
+    sessionId: str
+    # The session's message format.
+    format: Union[Literal["openai", "anthropic", "ai-sdk"], None]
+    items: List[SessionMessagePageInputItemsItem]
+    # Pass as `cursor` for the next (newer) page; null on the last page.
+    nextCursor: Union[str, None]
+
+
+class ErrorIssuesItem(TypedDict):
+    path: str
+    message: str
+
+
+# Error body returned with every 4xx/5xx status.
+class Error(TypedDict):
+    # Stable error code, e.g. `validation_error`, `invalid_messages`, `unauthorized`.
+    error: str
+    # Human-readable explanation.
+    message: str
+    # For validation errors: each problem with the path of the offending field.
+    issues: NotRequired[List[ErrorIssuesItem]]
+    # Echo of the `x-request-id` of this request, for support.
+    requestId: NotRequired[str]
+
+
+# Which configured model writes the `llm` summary. Keys and base URLs come only from
+# server configuration: any other field (baseURL, apiKey, url...) is a 400. Default:
+# SUMMARIZER_DEFAULT_PROVIDER.
+class CompactRequestSummarizer(TypedDict):
+    # Summarizer provider; it must be configured on the server (its API key set).
+    provider: Literal["openai", "anthropic"]
+    # One of the models the server allows (SUMMARIZER_OPENAI_MODELS /
+    # SUMMARIZER_ANTHROPIC_MODELS). Default: the first one.
+    model: NotRequired[str]
+
+
+# A conversation to compact, and how.
+class CompactRequest(TypedDict):
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
+    # ModelMessage format. The format is detected; `format` overrides.
+    messages: List[Any]
+    # Message format. Detected automatically when omitted; a plain user/assistant string
+    # array is read as openai (identical in all three).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
+    # and the tokenizer. Default: DEFAULT_MODEL.
+    model: NotRequired[str]
+    # Anthropic-style top-level system prompt (string or text blocks). With other
+    # formats it counts as a leading system message.
+    system: NotRequired[Union[str, List[Any]]]
+    # Token budget the output must fit (counted like /estimate for `model`). Default:
+    # the model's compaction threshold, as /estimate returns it.
+    targetTokens: NotRequired[int]
+    # Leading user turns kept verbatim (the original task). System messages before them
+    # are always kept. Default 1.
+    keepFirst: NotRequired[int]
+    # Most recent messages kept verbatim; the boundary moves earlier rather than
+    # separate a tool call from its results. Default 10 (COMPACTION_KEEP_RECENT).
+    keepRecent: NotRequired[int]
+    # Instead of keepRecent: keep the most recent messages up to this many tokens.
+    # Giving both is a 400.
+    keepRecentTokens: NotRequired[int]
+    # A strategy or a pipeline, cheapest first. `mask`: replace old tool results with
+    # short placeholders. `rules`: offline structured summary. `llm`: summary written by
+    # the configured model. `truncate`: keep the start and end of the text. Summarizers
+    # fall back llm → rules → truncate. Default `["mask","rules"]`
+    # (COMPACTION_DEFAULT_STRATEGY).
+    strategy: NotRequired[Union[Literal["mask", "rules", "llm", "truncate"], List[Literal["mask", "rules", "llm", "truncate"]]]]
+    # The most recent tool results are never masked. Default 3.
+    keepToolResults: NotRequired[int]
+    # Tools whose results are never masked (e.g. a memory or plan tool).
+    excludeTools: NotRequired[List[str]]
+    # Also shorten tool-call arguments of masked calls: a token threshold, or true for
+    # 200. Default false.
+    clearToolInputs: NotRequired[Union[bool, int]]
+    # Keep error messages and failing commands of masked or summarised tool results.
+    # Default true.
+    preserveErrorDetails: NotRequired[bool]
+    # Cap on the summary sections (task, instructions, files, errors, decisions, state,
+    # pending work); never more than 15% of targetTokens. The action log appended to the
+    # same message uses what the rest of the budget leaves. Default 2000
+    # (COMPACTION_MAX_SUMMARY_TOKENS).
+    maxSummaryTokens: NotRequired[int]
+    # Role of the summary message. Default user. With Anthropic, system/developer put it
+    # in the top-level `system`.
+    summaryRole: NotRequired[Literal["system", "developer", "user", "assistant"]]
+    # Which configured model writes the `llm` summary. Keys and base URLs come only from
+    # server configuration: any other field (baseURL, apiKey, url...) is a 400. Default:
+    # SUMMARIZER_DEFAULT_PROVIDER.
+    summarizer: NotRequired[CompactRequestSummarizer]
+    # Extra guidance for the summary (what to keep), for the llm strategy.
+    instructions: NotRequired[str]
+    # `append` adds instructions to the built-in summary prompt; `replace` replaces its
+    # guidance. Default append.
+    instructionsMode: NotRequired[Literal["replace", "append"]]
+    # Return the plan and estimated result without changing anything, calling a model or
+    # storing a checkpoint.
+    dryRun: NotRequired[bool]
+    # Compact even when the conversation already fits targetTokens. A conversation
+    # smaller than any compaction of it could be comes back unchanged (compacted: false,
+    # with the reason).
+    force: NotRequired[bool]
+    # Your id for the conversation (1-200 characters of A-Z a-z 0-9 . _ : -). When
+    # given, each compaction is stored as a numbered checkpoint, and round numbers
+    # continue from the latest one.
+    sessionId: NotRequired[str]
+    # Input whose tool calls and results do not pair up: `repair` drops orphan results
+    # and answers missing ones (listed in `repairs`); `reject` is a 400. Default repair.
+    onBrokenInput: NotRequired[Literal["repair", "reject"]]
+    # Override the model's context window (e.g. for an unknown model).
+    contextLimit: NotRequired[int]
+    # Tokens reserved for the system prompt and tools. Default 2000
+    # (COMPACTION_SYSTEM_RESERVE).
+    systemReserve: NotRequired[int]
+    # Tokens reserved for the reply. Default 4000 (COMPACTION_OUTPUT_RESERVE).
+    outputReserve: NotRequired[int]
+    # Tokens kept free for estimation error. Default 5000 (COMPACTION_SAFETY_BUFFER).
+    safetyBuffer: NotRequired[int]
+    # Fraction of the available window at which to compact. Default 0.8.
+    thresholdPercent: NotRequired[float]
+
+
+class CompactResponseFallbacksItem(TypedDict):
+    strategy: str
+    reason: str
+
+
+class CompactResponseRepairsItem(TypedDict):
+    index: int
+    action: str
+
+
+CompactResponsePlanItem = TypedDict(
+    "CompactResponsePlanItem",
+    {
+        # First input index (-1: the top-level system).
+        "from": int,
+        "to": int,
+        "action": Literal["keep", "mask", "condense", "summarize"],
+        "reason": str,
+    },
+)
+
+
+# Figures of this compaction, for monitoring.
+class CompactResponseEvent(TypedDict):
+    # Compaction round: 1, or one more than the previous summary (in the input or the
+    # session).
+    round: int
+    tokensBefore: int
+    # Tokens of the output (estimated for a dry run).
+    tokensAfter: int
+    # tokensBefore / tokensAfter.
+    compressionRatio: float
+    messagesCompacted: int
+    strategy: str
+    summaryTokens: int
+    # Cost of summarizer calls (0 offline).
+    costUsd: float
+    durationMs: int
+
+
+# Continuation facts read from the summary: task, steps done and pending, decisions,
+# files, errors, later user requests.
+class CompactResponseSummaryKeyFacts(TypedDict):
+    currentTask: str
+    completedSteps: List[str]
+    pendingSteps: List[str]
+    keyDecisions: List[str]
+    relevantFiles: List[str]
+    errors: List[str]
+    userRequests: List[str]
+
+
+# The summary inserted, when one was written.
+class CompactResponseSummary(TypedDict):
+    # The summary, starting with `## Session Summary (Compaction Round N)`.
+    text: str
+    # Continuation facts read from the summary: task, steps done and pending, decisions,
+    # files, errors, later user requests.
+    keyFacts: CompactResponseSummaryKeyFacts
+    # Role of the summary message.
+    role: str
+    # Index of the summary message in `messages` (-1: in the top-level system).
+    index: int
+
+
+# Present when storing this checkpoint took the session over COMPACTION_MAX_CHECKPOINTS
+# and the oldest were folded into one.
+CompactResponseCheckpointFolded = TypedDict(
+    "CompactResponseCheckpointFolded",
+    {
+        # The checkpoint the oldest ones were folded into (it keeps its number).
+        "into": int,
+        # Every original checkpoint number that checkpoint now stands for.
+        "from": List[int],
+    },
+)
+
+
+# The checkpoint this compaction was stored as (sessionId given, compaction done).
+class CompactResponseCheckpoint(TypedDict):
+    sessionId: str
+    # Number of the stored checkpoint (1, 2, ... per session, gap-free).
+    checkpointNum: int
+    # Present when storing this checkpoint took the session over
+    # COMPACTION_MAX_CHECKPOINTS and the oldest were folded into one.
+    folded: NotRequired[CompactResponseCheckpointFolded]
+
+
+class CompactResponse(TypedDict):
+    # False when the input is returned unchanged (it fits, dry run, or compaction would
+    # not help).
+    compacted: bool
+    # Why nothing was changed, when compacted is false.
+    reason: NotRequired[str]
+    # The conversation in the input format. Kept messages are byte-identical to the
+    # input objects.
+    messages: List[Any]
+    # Top-level system prompt: Anthropic output, or the `system` you sent (returned
+    # unchanged).
+    system: NotRequired[Any]
+    # Format of `messages` (the input format).
+    format: Literal["openai", "anthropic", "ai-sdk"]
+    # Model the budget was counted for.
+    model: str
+    # The budget used (the request's, or the model's compaction threshold).
+    targetTokens: int
+    # What produced the result: the summarizer that wrote the summary, `mask` when
+    # masking sufficed, `none` when unchanged.
+    strategy: Literal["mask", "rules", "llm", "truncate", "none"]
+    # Strategies that were tried and failed or were unavailable, in order, with the
+    # reason (e.g. `rate_limited: openai gpt-4o-mini: rate limited (HTTP 429)`).
+    fallbacks: List[CompactResponseFallbacksItem]
+    # Fixes applied to broken tool-call pairing in the input (onBrokenInput repair).
+    repairs: List[CompactResponseRepairsItem]
+    # What happens to each range of input messages.
+    plan: List[CompactResponsePlanItem]
+    # Figures of this compaction, for monitoring.
+    event: CompactResponseEvent
+    # The summary inserted, when one was written.
+    summary: NotRequired[CompactResponseSummary]
+    # The checkpoint this compaction was stored as (sessionId given, compaction done).
+    checkpoint: NotRequired[CompactResponseCheckpoint]
+
+
+class Checkpoint(TypedDict):
+    # The session it belongs to.
+    sessionId: str
+    # 1, 2, ... per session, gap-free in the order compactions were stored.
+    checkpointNum: int
+    # Compaction round of the summary (null when the compaction only masked).
+    round: Union[int, None]
+    # What produced it: rules, llm, truncate or mask.
+    strategy: Union[str, None]
+    # First compacted message index of the compacted input.
+    fromMessageIndex: Union[int, None]
+    # Last compacted message index of the compacted input.
+    toMessageIndex: Union[int, None]
+    # Messages summarised or masked.
+    messagesCompressed: Union[int, None]
+    # The summary text (`## Session Summary (Compaction Round N)` ...); empty when the
+    # compaction only masked.
+    summary: str
+    # Continuation facts: currentTask, completedSteps, pendingSteps, keyDecisions,
+    # relevantFiles, errors, userRequests.
+    keyFacts: Union[Dict[str, Any], None]
+    # Tokens of the conversation before compaction.
+    originalTokens: Union[int, None]
+    # Tokens after.
+    compressedTokens: Union[int, None]
+    # originalTokens / compressedTokens.
+    compressionRatio: Union[float, None]
+    # Cost of the summarizer calls.
+    summaryCostUsd: Union[float, None]
+    # The budget it compacted to (null on checkpoints stored before this field existed).
+    targetTokens: Union[int, None]
+    # The model the tokens were counted for.
+    model: Union[str, None]
+    # How long the compaction took, in milliseconds (folded: the sum).
+    durationMs: Union[int, None]
+    # Tokens of the summary it wrote (null when it only masked, or for a fold).
+    summaryTokens: Union[int, None]
+    # When older checkpoints were folded into this one (COMPACTION_MAX_CHECKPOINTS):
+    # every original checkpoint number it stands for, its own included. Totals are their
+    # sums.
+    foldedFrom: Union[List[int], None]
+    # ISO 8601.
+    createdAt: str
+
+
+# A conversation to count.
+class EstimateRequest(TypedDict):
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
+    # ModelMessage format. The format is detected; `format` overrides.
+    messages: List[Any]
+    # Message format. Detected automatically when omitted; a plain user/assistant string
+    # array is read as openai (identical in all three).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
+    # and the tokenizer. Default: DEFAULT_MODEL.
+    model: NotRequired[str]
+    # Anthropic-style top-level system prompt (string or text blocks). With other
+    # formats it counts as a leading system message.
+    system: NotRequired[Union[str, List[Any]]]
+    # Tool definitions sent with the request (OpenAI `tools` or Anthropic `tools`);
+    # their schemas count toward the prompt.
+    tools: NotRequired[List[Any]]
+    # `tokenizer`: exact o200k_base/cl100k_base counts (OpenAI models). `heuristic`:
+    # fast character-class estimate. `provider`: Anthropic count_tokens, falling back to
+    # the heuristic when unavailable. Default: tokenizer for OpenAI models, heuristic
+    # with a safety margin for others.
+    method: NotRequired[Literal["tokenizer", "heuristic", "provider"]]
+    # Override the model's context window (e.g. for an unknown model).
+    contextLimit: NotRequired[int]
+    # Tokens reserved for the system prompt and tools. Default 2000
+    # (COMPACTION_SYSTEM_RESERVE).
+    systemReserve: NotRequired[int]
+    # Tokens reserved for the reply. Default 4000 (COMPACTION_OUTPUT_RESERVE).
+    outputReserve: NotRequired[int]
+    # Tokens kept free for estimation error. Default 5000 (COMPACTION_SAFETY_BUFFER).
+    safetyBuffer: NotRequired[int]
+    # Fraction of the available window at which to compact. Default 0.8.
+    thresholdPercent: NotRequired[float]
+
+
+class EstimateResponsePerMessageItem(TypedDict):
+    # Index in `messages`; -1 is a separate system prompt.
+    index: int
+    role: str
+    tokens: int
+
+
+# Present when the requested method was unavailable and the heuristic was used instead.
+EstimateResponseFallback = TypedDict(
+    "EstimateResponseFallback",
+    {
+        "from": str,
+        "reason": str,
+    },
+)
+
+
+class EstimateResponse(TypedDict):
+    # The model the limits refer to (the request's, or DEFAULT_MODEL).
+    model: str
+    # False when the model is not in the registry and configurable defaults were used.
+    modelKnown: bool
+    # openai, anthropic, google, deepseek or unknown.
+    provider: str
+    # The detected (or given) message format.
+    format: Literal["openai", "anthropic", "ai-sdk"]
+    # The method that produced totalTokens.
+    method: Literal["tokenizer", "heuristic", "provider"]
+    # Tokenizer encoding, when method is tokenizer.
+    encoding: NotRequired[str]
+    # Multiplier applied to heuristic counts for models whose tokenizer is not
+    # o200k-like (1 = none).
+    safetyMargin: float
+    # Prompt tokens: messages, per-message overhead, tools and reply priming.
+    totalTokens: int
+    # Tokens of the tool definitions, included in totalTokens.
+    toolsTokens: int
+    # Tokens of each message, overhead included. With method provider these are
+    # heuristic estimates.
+    perMessage: List[EstimateResponsePerMessageItem]
+    # The model's context window.
+    contextLimit: int
+    # The model's maximum output tokens.
+    maxOutputTokens: int
+    # (contextLimit − systemReserve − outputReserve − safetyBuffer) × thresholdPercent.
+    threshold: int
+    # totalTokens ≥ threshold.
+    shouldCompact: bool
+    # Present when the requested method was unavailable and the heuristic was used
+    # instead.
+    fallback: NotRequired[EstimateResponseFallback]
+
+
+class SessionSettingsRequestSystemItem(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+# Model that writes `llm` mode summaries. Keys and base URLs come only from server
+# configuration.
+class SessionSettingsRequestSummarizer(TypedDict):
+    # Summarizer provider; it must be configured on the server (its API key set).
+    provider: Literal["openai", "anthropic"]
+    # One of the models the server allows for the provider. Default: the first one.
+    model: NotRequired[str]
+
+
+# A session's settings; omitted fields keep their value (or the default for a new
+# session).
+class SessionSettingsRequest(TypedDict):
+    # Format of the session's messages (openai, anthropic, ai-sdk). Set by the first
+    # append when omitted; it cannot change once messages are stored.
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # Model the session talks to: sets token counting and the default /context budget.
+    # Default: DEFAULT_MODEL.
+    model: NotRequired[str]
+    # The recent window keeps at most this many messages (system messages excepted).
+    # Default 20.
+    windowMessages: NotRequired[int]
+    # ...and at most this many tokens. Default 16000.
+    windowTokens: NotRequired[int]
+    # Hard limit of the rolling summary, in tokens: enforced even when a summarizer
+    # overshoots. Default 10000.
+    summaryBudget: NotRequired[int]
+    # Evicted exchanges that trigger a background summary update (seed 000's
+    # BATCH_SIZE). Default 4.
+    batchSize: NotRequired[int]
+    # `rules`: offline summary (default). `llm`: the configured summarizer writes it
+    # with seed 000's background-agent prompt, falling back to rules on any failure.
+    mode: NotRequired[Literal["rules", "llm"]]
+    # System prompt sent first by GET /context (a string, or Anthropic text blocks).
+    # null removes it.
+    system: NotRequired[Union[str, List[SessionSettingsRequestSystemItem], None]]
+    summarizer: NotRequired[Union[SessionSettingsRequestSummarizer, None]]
+
+
+# Summarizer of llm mode.
+class SessionSettingsSummarizer(TypedDict):
+    provider: str
+    model: NotRequired[str]
+
+
+# The session's settings.
+class SessionSettings(TypedDict):
+    # Format of the stored messages.
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # Model of the session.
+    model: NotRequired[str]
+    # System prompt, when set.
+    system: NotRequired[Any]
+    # Window size in messages.
+    windowMessages: int
+    # Window size in tokens.
+    windowTokens: int
+    # Summary budget in tokens.
+    summaryBudget: int
+    # Evicted exchanges per background update.
+    batchSize: int
+    # Summary mode.
+    mode: Literal["rules", "llm"]
+    # Summarizer of llm mode.
+    summarizer: NotRequired[SessionSettingsSummarizer]
+
+
+class SessionSummary(TypedDict):
+    version: int
+    tokens: int
+    updatedAt: str
+    source: str
+
+
+class SessionUpdate(TypedDict):
+    # pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+    status: Literal["pending", "running", "failed"]
+
+
+class Session(TypedDict):
+    # The session id.
+    id: str
+    # The session's settings.
+    settings: SessionSettings
+    # Messages appended so far.
+    messageCount: int
+    # Messages in the recent window (system messages excepted).
+    windowMessages: int
+    # Tokens of the recent window.
+    windowTokens: int
+    # System/developer messages, always kept.
+    systemMessages: int
+    # Messages that left the window and are not yet in the summary.
+    evictedAwaitingSummary: int
+    # Messages folded into the summary.
+    summarizedMessages: int
+    # The current summary version, if any.
+    summary: Union[SessionSummary, None]
+    # The queued background update, if any.
+    update: Union[SessionUpdate, None]
+    # ISO 8601.
+    createdAt: str
+    # ISO 8601: last settings change or append.
+    updatedAt: str
+
+
+class AppendMessagesRequestSystemItem(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+# Messages to append to the session.
+class AppendMessagesRequest(TypedDict):
+    # The exchange(s) to append, oldest first, in the session's format. A `timestamp`
+    # (or `createdAt`) on a message dates it for aging; otherwise the append time does.
+    messages: List[Any]
+    # Message format. Detected automatically when omitted; a plain user/assistant string
+    # array is read as openai (identical in all three).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # Anthropic-style top-level system prompt (a string or text blocks); stored as the
+    # session's system prompt.
+    system: NotRequired[Union[str, List[AppendMessagesRequestSystemItem]]]
+
+
+class AppendMessagesResponse(TypedDict):
+    # The session.
+    sessionId: str
+    # Messages appended by this request.
+    appended: int
+    # Sequence number of the first appended message.
+    firstSeq: Union[int, None]
+    # Sequence number of the last appended message.
+    lastSeq: Union[int, None]
+    # Messages in the session.
+    messageCount: int
+    # Messages in the recent window now.
+    windowMessages: int
+    # Tokens of the recent window now.
+    windowTokens: int
+    # Messages this request pushed out of the window.
+    evicted: int
+    # Evicted messages not yet folded into the summary.
+    evictedAwaitingSummary: int
+    # The same, in exchanges: an update is queued once it reaches batchSize.
+    evictedExchangesAwaitingSummary: int
+    # True when this request queued a background summary update.
+    updateQueued: bool
+
+
+# A summary written by hand. It becomes a new version, and the next background update
+# builds on it.
+class PutSummaryRequest(TypedDict):
+    # The new summary document (markdown: "## Previously in This Session", "##
+    # Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->`
+    # comments from GET; lines without one are dated now. Must fit the session's
+    # summaryBudget.
+    content: str
+    # The version you read (compare-and-set): when another version was written since,
+    # the request fails with 409 and writes nothing. Omitted: the current version at the
+    # time of the write.
+    baseVersion: NotRequired[int]
+
+
+class SummaryRefresh(TypedDict):
+    # The session.
+    sessionId: str
+    # new: an entry was queued; merged: the pending entry was raised to high priority.
+    queued: Literal["new", "merged"]
+    # Refreshes are queued at high priority.
+    priority: Literal["high"]
+    # Evicted messages the update will fold in.
+    evictedAwaitingSummary: int
+
+
+class SessionContext(TypedDict):
+    # The session.
+    sessionId: str
+    # Format of `messages` (and `system`).
+    format: Literal["openai", "anthropic", "ai-sdk"]
+    # Model the tokens were counted for.
+    model: str
+    # The budget the context fits.
+    budget: int
+    # Tokens of the returned context.
+    tokens: int
+    # True when the compaction engine had to trim it to the budget.
+    compacted: bool
+    # What trimmed it (none, mask, rules, truncate).
+    strategy: str
+    # The summary version included (0: none yet).
+    summaryVersion: int
+    # True when evicted messages were not yet in the summary: they are included verbatim
+    # (or compacted) instead, so nothing is lost.
+    stale: bool
+    # Ready to send: system messages, the summary, messages awaiting summary, then the
+    # recent window. Valid for the provider (tool calls keep their results).
+    messages: List[Any]
+    # Anthropic: the top-level system prompt (system messages and the summary).
+    system: NotRequired[Any]
+
+
+class SessionContinuation(TypedDict):
+    # The session.
+    sessionId: str
+    # Summary version it was read from.
+    version: int
+    # When that version was written.
+    updatedAt: Union[str, None]
+    # True when evicted messages are not folded in yet.
+    stale: bool
+    # True when the database could not be read and this comes from the last summary this
+    # process saw.
+    degraded: bool
+    # The task being worked on (the latest meaningful request).
+    currentTask: str
+    # Steps already done.
+    completedSteps: List[str]
+    # Steps remaining.
+    pendingSteps: List[str]
+    # Decisions made.
+    keyDecisions: List[str]
+    # Files being worked on, most recent first.
+    relevantFiles: List[str]
+    # The same as seed 003's `[Previous Session Context]` block, ready to inject.
+    prompt: str
+
+
+class CheckpointPage(TypedDict):
+    # Checkpoints, newest (highest number) first.
+    items: List[Checkpoint]
+    # Pass as `cursor` for the next (older) page; null on the last page.
+    nextCursor: Union[str, None]
+
+
+class SessionStats(TypedDict):
+    # The session.
+    sessionId: str
+    # Checkpoints stored (after folding).
+    checkpoints: int
+    # Sum of originalTokens − compressedTokens over the checkpoints.
+    tokensSaved: int
+    # Sum of summaryCostUsd.
+    totalSummaryCostUsd: float
+    # Token-weighted: sum(originalTokens) / sum(compressedTokens) (unchanged by
+    # folding).
+    averageCompressionRatio: float
+    # Sum of originalTokens.
+    totalOriginalTokens: int
+    # Sum of compressedTokens.
+    totalCompressedTokens: int
+
+
+class SessionListItemsItemWindowLimit(TypedDict):
+    messages: int
+    tokens: int
+
+
+class SessionListItemsItemUpdate(TypedDict):
+    # pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+    status: Literal["pending", "running", "failed"]
+    # Attempts so far.
+    attempts: int
+    # The last attempt's error, when it failed.
+    lastError: Union[str, None]
+
+
+class SessionListItemsItem(TypedDict):
+    # The session id (or the sessionId given to POST /compact).
+    id: str
+    # `session`: a session with a rolling summary; `series`: only compactions stored
+    # with POST /compact and a sessionId; `both`.
+    kind: Literal["session", "series", "both"]
+    # ISO 8601: the latest append, settings change, summary version or checkpoint.
+    lastActivity: str
+    # Messages appended (0 for a series).
+    messageCount: int
+    # Messages in the recent window now (system messages excepted).
+    windowMessages: int
+    # Tokens of the recent window now.
+    windowTokens: int
+    # The session's window size (null for a series).
+    windowLimit: Union[SessionListItemsItemWindowLimit, None]
+    # Current rolling-summary version (0: none).
+    summaryVersion: int
+    # Tokens of the current summary.
+    summaryTokens: int
+    # Checkpoints stored (after folding).
+    checkpoints: int
+    # Sum of originalTokens − compressedTokens over the checkpoints.
+    tokensSaved: int
+    # The queued background summary update, if any.
+    update: Union[SessionListItemsItemUpdate, None]
+    # Failed attempts of the queued update (0 when none failed).
+    updateFailures: int
+
+
+class SessionList(TypedDict):
+    items: List[SessionListItemsItem]
+    # Pass as `cursor` (with the same q, sort and order) for the next page; null on the
+    # last page.
+    nextCursor: Union[str, None]
+    # Rows matching `q`, on every page.
+    total: int
+
+
+class SummaryVersionPageItemsItem(TypedDict):
+    # The version (1, 2, ...).
+    version: int
+    # Tokens of the version.
+    tokens: int
+    # ISO 8601: when it was written.
+    updatedAt: str
+    # As GET /summary reports it.
+    source: Literal["background", "manual"]
+    # `background`: an update that folded evicted messages in; `aging`: the daily
+    # re-aging (nothing new folded); `manual`: PUT /summary.
+    writtenBy: Literal["background", "aging", "manual"]
+    # Mode of the background update (rules, llm, llm-fallback); null for a manual
+    # version or when the update's record was purged (RUN_HISTORY_MS).
+    mode: Union[str, None]
+    # Messages the update folded in; null as for mode.
+    foldedMessages: Union[int, None]
+
+
+class SummaryVersionPage(TypedDict):
+    items: List[SummaryVersionPageItemsItem]
+    # Pass as `cursor` for the next (older) page; null on the last page.
+    nextCursor: Union[str, None]
+
+
+class SummaryVersion(TypedDict):
+    # The session.
+    sessionId: str
+    # The version (1, 2, ...).
+    version: int
+    # Tokens of the version.
+    tokens: int
+    # ISO 8601: when it was written.
+    updatedAt: str
+    # As GET /summary reports it.
+    source: Literal["background", "manual"]
+    # `background`: an update that folded evicted messages in; `aging`: the daily
+    # re-aging (nothing new folded); `manual`: PUT /summary.
+    writtenBy: Literal["background", "aging", "manual"]
+    # Mode of the background update (rules, llm, llm-fallback); null for a manual
+    # version or when the update's record was purged (RUN_HISTORY_MS).
+    mode: Union[str, None]
+    # Messages the update folded in; null as for mode.
+    foldedMessages: Union[int, None]
+    # The document as stored, with the items' `<!-- … -->` comments.
+    content: str
+    # The same without the comments.
+    text: str
+
+
+class SessionMessagePageItemsItem(TypedDict):
+    # Position in the session (1, 2, ...).
+    seq: int
+    # The message's role.
+    role: str
+    # Its tokens, counted for the session's model when appended.
+    tokens: int
+    # Where it is now.
+    status: Literal["window", "evicted", "summarized"]
+    # ISO 8601: its own timestamp, else when it was appended.
+    messageAt: str
+    # The message as appended.
+    message: Any
+
+
+class SessionMessagePage(TypedDict):
+    # The session.
+    sessionId: str
+    # The session's message format.
+    format: Union[Literal["openai", "anthropic", "ai-sdk"], None]
+    items: List[SessionMessagePageItemsItem]
+    # Pass as `cursor` for the next (newer) page; null on the last page.
+    nextCursor: Union[str, None]
+
+
+class HealthzResponse(TypedDict):
+    status: Literal["ok"]
+
+
+class ReadyzResponse(TypedDict):
+    status: Literal["ready"]
+    database: str
+
+
+class ReadyzResponse503(TypedDict):
+    status: Literal["unavailable"]
+    error: Literal["not_ready"]
+    message: str
+    database: str
+    requestId: str
+
+
+# Every route of openapi.yaml, keyed "METHOD /path". Error responses (4xx/5xx) are all `Error`.
+OPERATIONS: Dict[str, Operation] = {
+    "GET /metrics": Operation(
+        method="GET",
+        path="/metrics",
+        summary="Prometheus metrics: summary updates, queue, compactions, HTTP latency",
+        path_params={},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={200: "None"},
+    ),
+    "GET /healthz": Operation(
+        method="GET",
+        path="/healthz",
+        summary="Liveness: the process is up",
+        path_params={},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={200: "HealthzResponse"},
+    ),
+    "GET /readyz": Operation(
+        method="GET",
+        path="/readyz",
+        summary="Readiness: the database answers and every migration is applied",
+        path_params={},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={200: "ReadyzResponse", 503: "ReadyzResponse503"},
+    ),
+    "POST /estimate": Operation(
+        method="POST",
+        path="/estimate",
+        summary="Count a conversation's tokens and check it against the compaction threshold",
+        path_params={},
+        query_params={},
+        header_params={},
+        request="EstimateRequestInput",
+        responses={200: "EstimateResponse"},
+    ),
+    "POST /compact": Operation(
+        method="POST",
+        path="/compact",
+        summary="Compact a conversation to a token budget, keeping tool calls paired and recent messages verbatim",
+        path_params={},
+        query_params={},
+        header_params={},
+        request="CompactRequestInput",
+        responses={200: "CompactResponse"},
+    ),
+    "GET /sessions/{id}/checkpoints": Operation(
+        method="GET",
+        path="/sessions/{id}/checkpoints",
+        summary="A session's checkpoints, newest first, paginated",
+        path_params={"id": True},
+        query_params={"cursor": False, "limit": False},
+        header_params={},
+        request=None,
+        responses={200: "CheckpointPage"},
+    ),
+    "GET /sessions/{id}/checkpoints/{num}": Operation(
+        method="GET",
+        path="/sessions/{id}/checkpoints/{num}",
+        summary="One checkpoint of a session",
+        path_params={"id": True, "num": True},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={200: "Checkpoint"},
+    ),
+    "GET /sessions/{id}/stats": Operation(
+        method="GET",
+        path="/sessions/{id}/stats",
+        summary="A session's compaction totals: tokens saved, summary cost, checkpoints",
+        path_params={"id": True},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={200: "SessionStats"},
+    ),
+    "GET /sessions/{id}": Operation(
+        method="GET",
+        path="/sessions/{id}",
+        summary="A session's settings and counters",
+        path_params={"id": True},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={200: "Session"},
+    ),
+    "PUT /sessions/{id}": Operation(
+        method="PUT",
+        path="/sessions/{id}",
+        summary="Create a session or update its settings (window, summary budget, batch size, mode)",
+        path_params={"id": True},
+        query_params={},
+        header_params={},
+        request="SessionSettingsRequestInput",
+        responses={200: "Session", 201: "Session"},
+    ),
+    "DELETE /sessions/{id}": Operation(
+        method="DELETE",
+        path="/sessions/{id}",
+        summary="Delete a session: messages, summaries, checkpoints and queued work, in one transaction",
+        path_params={"id": True},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={204: "None"},
+    ),
+    "GET /sessions/{id}/messages": Operation(
+        method="GET",
+        path="/sessions/{id}/messages",
+        summary="A session's stored messages, oldest first, paged (status=window: the recent window)",
+        path_params={"id": True},
+        query_params={"status": False, "cursor": False, "limit": False},
+        header_params={},
+        request=None,
+        responses={200: "SessionMessagePage"},
+    ),
+    "POST /sessions/{id}/messages": Operation(
+        method="POST",
+        path="/sessions/{id}/messages",
+        summary="Append messages; returns the window state (idempotent with an Idempotency-Key)",
+        path_params={"id": True},
+        query_params={},
+        header_params={"idempotency-key": False},
+        request="AppendMessagesRequestInput",
+        responses={200: "AppendMessagesResponse"},
+    ),
+    "GET /sessions/{id}/summary": Operation(
+        method="GET",
+        path="/sessions/{id}/summary",
+        summary="The current rolling summary (never waits on a running update)",
+        path_params={"id": True},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={200: "SessionSummary", 503: "SessionSummary"},
+    ),
+    "PUT /sessions/{id}/summary": Operation(
+        method="PUT",
+        path="/sessions/{id}/summary",
+        summary="Replace the summary by hand (a new version; compare-and-set on baseVersion)",
+        path_params={"id": True},
+        query_params={},
+        header_params={},
+        request="PutSummaryRequestInput",
+        responses={200: "SessionSummary"},
+    ),
+    "POST /sessions/{id}/summary/refresh": Operation(
+        method="POST",
+        path="/sessions/{id}/summary/refresh",
+        summary="Queue a summary update now, at high priority",
+        path_params={"id": True},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={202: "SummaryRefresh"},
+    ),
+    "GET /sessions/{id}/context": Operation(
+        method="GET",
+        path="/sessions/{id}/context",
+        summary="What to send to the model now: system, summary, recent window, within a budget",
+        path_params={"id": True},
+        query_params={"budget": False, "format": False, "model": False},
+        header_params={},
+        request=None,
+        responses={200: "SessionContext"},
+    ),
+    "GET /sessions/{id}/continuation": Operation(
+        method="GET",
+        path="/sessions/{id}/continuation",
+        summary="Seed 003's continuation context: current task, steps, decisions, files, and a prompt block",
+        path_params={"id": True},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={200: "SessionContinuation"},
+    ),
+    "GET /sessions": Operation(
+        method="GET",
+        path="/sessions",
+        summary="The tenant's sessions and compaction series, searchable, sorted and paged",
+        path_params={},
+        query_params={"q": False, "sort": False, "order": False, "cursor": False, "limit": False},
+        header_params={},
+        request=None,
+        responses={200: "SessionList"},
+    ),
+    "GET /sessions/{id}/summary/versions": Operation(
+        method="GET",
+        path="/sessions/{id}/summary/versions",
+        summary="A session's summary versions, newest first, paged (without their text)",
+        path_params={"id": True},
+        query_params={"cursor": False, "limit": False},
+        header_params={},
+        request=None,
+        responses={200: "SummaryVersionPage"},
+    ),
+    "GET /sessions/{id}/summary/versions/{version}": Operation(
+        method="GET",
+        path="/sessions/{id}/summary/versions/{version}",
+        summary="One summary version, with its text",
+        path_params={"id": True, "version": True},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={200: "SummaryVersion"},
+    ),
+}

@@ -1,0 +1,161 @@
+/**
+ * @compactd/client/ai-sdk: compaction for the Vercel AI SDK's agent loop (seed 004's
+ * integration point).
+ *
+ *   const result = await generateText({
+ *     model, system, tools, messages, stopWhen: stepCountIs(50),
+ *     prepareStep: compactdPrepareStep({ client: compactd, model: 'gpt-4o', system, tools }),
+ *   })
+ *
+ * Before each step it asks compactd (POST /estimate) whether the step's prompt (your
+ * system prompt, the messages and your tool definitions) has reached the model's
+ * compaction threshold. When it has, it compacts the messages (POST /compact) to
+ * `targetRatio` of the threshold and returns them as the step's `messages`; otherwise it
+ * returns nothing and the step runs as the SDK planned. Your `system` and tools are never
+ * returned, so they stay as they are. compactd keeps every tool call with its result.
+ *
+ * The SDK starts every step from the full history (its `messages` plus every response
+ * so far), so the helper remembers its last compaction: while the history continues
+ * the messages it compacted, each step gets the compacted messages plus what came after
+ * them, and compactd is asked to compact again (folding the earlier summary into the
+ * next round) only when that grows past the threshold again.
+ */
+import { asSchema, type ModelMessage, type PrepareStepFunction, type ToolSet } from 'ai'
+import { createCompactdClient, unwrap, type CompactdClient, type CompactdClientOptions, type Schemas } from './index.ts'
+
+type CompactBody = Schemas['CompactRequestInput']
+type EstimateBody = Schemas['EstimateRequestInput']
+
+/** The settings that make up compactd's threshold, as /estimate and /compact take them. */
+type ThresholdSettings = Pick<EstimateBody, 'contextLimit' | 'systemReserve' | 'outputReserve' | 'safetyBuffer' | 'thresholdPercent'>
+
+export interface CompactionInfo {
+  /** The step whose prompt was compacted. */
+  stepNumber: number
+  /** Prompt tokens before (system, messages and tools, counted by compactd). */
+  tokensBefore: number
+  /** The threshold that was reached. */
+  threshold: number
+  /** The /compact response: `event` (round, tokens, strategy…), `summary`, `checkpoint`. */
+  result: Schemas['CompactResponse']
+}
+
+export interface CompactdPrepareStepOptions extends ThresholdSettings {
+  /** A client from `createCompactdClient`, or the options to make one. */
+  client: CompactdClient | CompactdClientOptions
+  /**
+   * The model compactd counts tokens for and takes the context window from, e.g.
+   * `gpt-4o` or `claude-sonnet-4-5`. Default: the step model's id.
+   */
+  model?: string
+  /** The `system` you give generateText/streamText: counted, never changed. */
+  system?: string
+  /** The `tools` you give generateText/streamText: their definitions are counted, never changed. */
+  tools?: ToolSet
+  /**
+   * Where a compaction takes the prompt, as a fraction of the threshold (tools
+   * included), leaving room for the next steps before compacting again. Default 0.5.
+   */
+  targetRatio?: number
+  /** More /compact options: `strategy`, `keepRecent`, `sessionId` (stores checkpoints), `summarizer`… */
+  compact?: Omit<CompactBody, 'messages' | 'format' | 'model' | 'system' | 'targetTokens' | keyof ThresholdSettings>
+  /** Called after each compaction. */
+  onCompact?: (info: CompactionInfo) => void
+  /**
+   * A call to compactd failed (unreachable, 422 budget_unreachable…). By default the step
+   * runs with the messages as they are and the error goes to console.warn; throw from
+   * here to stop the loop instead.
+   */
+  onError?: (error: unknown) => void
+}
+
+/** A `prepareStep` for generateText/streamText that compacts the messages through compactd when they should be. */
+export function compactdPrepareStep<TOOLS extends ToolSet = ToolSet>(options: CompactdPrepareStepOptions): PrepareStepFunction<TOOLS> {
+  const client = 'POST' in options.client ? options.client : createCompactdClient(options.client)
+  const targetRatio = options.targetRatio ?? 0.5
+  if (!(targetRatio > 0 && targetRatio <= 1)) throw new RangeError(`targetRatio must be in (0, 1], got ${targetRatio}`)
+  const threshold: ThresholdSettings = {
+    contextLimit: options.contextLimit,
+    systemReserve: options.systemReserve,
+    outputReserve: options.outputReserve,
+    safetyBuffer: options.safetyBuffer,
+    thresholdPercent: options.thresholdPercent,
+  }
+  let toolDefinitions: Promise<unknown[] | undefined> | undefined
+  /** The last compaction: the messages it compacted, and what they became. */
+  let last: { source: ModelMessage[]; compacted: ModelMessage[] } | undefined
+
+  return async ({ messages, stepNumber, model }) => {
+    const current = last && continues(messages, last.source) ? [...last.compacted, ...messages.slice(last.source.length)] : messages
+    const unchanged = current === messages ? undefined : { messages: current }
+    try {
+      toolDefinitions ??= definitionsOf(options.tools)
+      const modelId = options.model ?? (typeof model === 'string' ? model : model.modelId)
+      const wire = toJson(current)
+      const estimate = await unwrap(
+        client.POST('/estimate', {
+          body: { ...threshold, model: modelId, format: 'ai-sdk', messages: wire, system: options.system, tools: await toolDefinitions },
+        }),
+      )
+      if (!estimate.shouldCompact) return unchanged
+      const targetTokens = Math.max(1, Math.floor(estimate.threshold * targetRatio) - estimate.toolsTokens)
+      const result = await unwrap(
+        client.POST('/compact', {
+          body: { ...options.compact, ...threshold, model: modelId, format: 'ai-sdk', messages: wire, system: options.system, targetTokens },
+        }),
+      )
+      if (!result.compacted) return unchanged
+      last = { source: messages, compacted: result.messages as ModelMessage[] }
+      options.onCompact?.({ stepNumber, tokensBefore: estimate.totalTokens, threshold: estimate.threshold, result })
+      return { messages: last.compacted }
+    } catch (error) {
+      if (options.onError) options.onError(error)
+      else console.warn(`compactd: step ${stepNumber} runs uncompacted: ${error instanceof Error ? error.message : String(error)}`)
+      return unchanged
+    }
+  }
+}
+
+/** Whether `messages` starts with every message of `prefix`. */
+function continues(messages: readonly ModelMessage[], prefix: readonly ModelMessage[]): boolean {
+  if (messages.length < prefix.length) return false
+  for (let i = 0; i < prefix.length; i++) {
+    if (messages[i] !== prefix[i] && JSON.stringify(toJson([messages[i]])) !== JSON.stringify(toJson([prefix[i]]))) return false
+  }
+  return true
+}
+
+/** The tool definitions as OpenAI function tools, for counting: name, description, JSON schema. */
+async function definitionsOf(tools: ToolSet | undefined): Promise<unknown[] | undefined> {
+  if (!tools) return undefined
+  const out: unknown[] = []
+  for (const [name, tool] of Object.entries(tools)) {
+    if (tool.type === 'provider') {
+      out.push({ type: 'function', function: { name, parameters: tool.args } })
+      continue
+    }
+    const parameters = await asSchema(tool.inputSchema).jsonSchema
+    out.push({ type: 'function', function: { name, ...(tool.description ? { description: tool.description } : {}), parameters } })
+  }
+  return out
+}
+
+/**
+ * Messages as JSON: binary data (Uint8Array, ArrayBuffer) as base64 and URLs as strings,
+ * which the SDK accepts back in their place.
+ */
+function toJson(messages: readonly ModelMessage[]): unknown[] {
+  return JSON.parse(
+    JSON.stringify(messages, (_key, value: unknown) => {
+      if (value instanceof Uint8Array) return base64(value)
+      if (value instanceof ArrayBuffer) return base64(new Uint8Array(value))
+      return value // a URL is written as its href by its own toJSON
+    }),
+  ) as unknown[]
+}
+
+function base64(bytes: Uint8Array): string {
+  let binary = ''
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  return btoa(binary)
+}

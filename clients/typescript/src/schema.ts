@@ -1,0 +1,4472 @@
+/**
+ * Generated from openapi.yaml by clients/generate.ts (openapi-typescript): do not edit.
+ * `npm run openapi` regenerates it; test/client-typescript.test.ts fails when it is stale.
+ */
+
+export interface paths {
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics: summary updates, queue, compactions, HTTP latency
+         * @description Prometheus text exposition format, not rate limited. With METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>` (an API key is a 401); unset, it is public: restrict it at the network level. It holds totals only, no tenant, session or content. See docs/operations.md.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process is up */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "ok";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: the database answers and every migration is applied */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "ready";
+                            database: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "unavailable";
+                            /** @enum {string} */
+                            error: "not_ready";
+                            message: string;
+                            database: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Count a conversation's tokens and check it against the compaction threshold */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EstimateRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EstimateResponse"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Compact a conversation to a token budget, keeping tool calls paired and recent messages verbatim */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CompactRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CompactResponse"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{id}/checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's checkpoints, newest first, paginated */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `nextCursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Page size, 1-100. Default 20. */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The sessionId given to POST /compact. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CheckpointPage"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{id}/checkpoints/{num}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One checkpoint of a session */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The sessionId given to POST /compact. */
+                    id: string;
+                    /** @description The checkpoint number. */
+                    num: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Checkpoint"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's compaction totals: tokens saved, summary cost, checkpoints */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The sessionId given to POST /compact. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SessionStats"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's settings and counters */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The session id, chosen by the caller (1-200 characters from A-Z a-z 0-9 . _ : -). */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Session"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** Create a session or update its settings (window, summary budget, batch size, mode) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The session id, chosen by the caller (1-200 characters from A-Z a-z 0-9 . _ : -). */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SessionSettingsRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Session"];
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Session"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a session: messages, summaries, checkpoints and queued work, in one transaction */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The session id, chosen by the caller (1-200 characters from A-Z a-z 0-9 . _ : -). */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's stored messages, oldest first, paged (status=window: the recent window) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only messages in this state: the recent `window`, `evicted` awaiting summary, or `summarized`. Default: all. */
+                    status?: "window" | "evicted" | "summarized";
+                    /** @description `nextCursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Page size, 1-200. Default 50. */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The session id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SessionMessagePage"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Append messages; returns the window state (idempotent with an Idempotency-Key)
+         * @description Creates the session on first use. Messages that fall out of the recent window are kept, marked evicted, and folded into the rolling summary in the background once batchSize exchanges have accumulated. With an `Idempotency-Key`, a retried request returns the first response (header `Idempotent-Replayed: true`) and appends nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Any unique string per logical append (e.g. a UUID). Reusing it with a different body is a 422. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    /** @description The session id, chosen by the caller (1-200 characters from A-Z a-z 0-9 . _ : -). */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AppendMessagesRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppendMessagesResponse"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{id}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current rolling summary (never waits on a running update)
+         * @description Reads the last committed version without locks. When the database is unreachable, returns the last summary this process saw (if the database confirmed it within SUMMARY_FALLBACK_MAX_AGE_MS) with `stale` and `degraded` true; failing that, the placeholder "[Summary temporarily unavailable]" with status 503.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The session id, chosen by the caller (1-200 characters from A-Z a-z 0-9 . _ : -). */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SessionSummary"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SessionSummary"];
+                    };
+                };
+            };
+        };
+        /** Replace the summary by hand (a new version; compare-and-set on baseVersion) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The session id, chosen by the caller (1-200 characters from A-Z a-z 0-9 . _ : -). */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PutSummaryRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SessionSummary"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{id}/summary/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a summary update now, at high priority */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The session id, chosen by the caller (1-200 characters from A-Z a-z 0-9 . _ : -). */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SummaryRefresh"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{id}/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What to send to the model now: system, summary, recent window, within a budget */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Token budget of the context (counted for the session's model). Default: the model's compaction threshold, as /estimate computes it. */
+                    budget?: number;
+                    /** @description Format to return the messages in. Default: the session's format. */
+                    format?: "openai" | "anthropic" | "ai-sdk";
+                    /** @description Model to count tokens for. Default: the session's model. */
+                    model?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The session id, chosen by the caller (1-200 characters from A-Z a-z 0-9 . _ : -). */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SessionContext"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{id}/continuation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Seed 003's continuation context: current task, steps, decisions, files, and a prompt block */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The session id, chosen by the caller (1-200 characters from A-Z a-z 0-9 . _ : -). */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SessionContinuation"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's sessions and compaction series, searchable, sorted and paged
+         * @description One row per id that is a session (PUT /sessions/:id, appends), a compaction series (POST /compact with a sessionId), or both, with its counters.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only ids containing this text (case-insensitive). */
+                    q?: string;
+                    /** @description Sort key. Default lastActivity. */
+                    sort?: "lastActivity" | "id" | "messageCount" | "checkpoints" | "tokensSaved" | "summaryTokens" | "summaryVersion" | "updateFailures";
+                    /** @description Default: desc (asc when sorting by id). */
+                    order?: "asc" | "desc";
+                    /** @description `nextCursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Page size, 1-200. Default 50. */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SessionList"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{id}/summary/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's summary versions, newest first, paged (without their text) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `nextCursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Page size, 1-200. Default 50. */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The session id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SummaryVersionPage"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{id}/summary/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One summary version, with its text */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The session id. */
+                    id: string;
+                    /** @description The version. */
+                    version: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SummaryVersion"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /**
+         * @description Error body returned with every 4xx/5xx status.
+         * @example {
+         *       "error": "invalid_messages",
+         *       "message": "messages[3].tool_call_id: required on role \"tool\"",
+         *       "issues": [
+         *         {
+         *           "path": "messages[3].tool_call_id",
+         *           "message": "required on role \"tool\""
+         *         }
+         *       ],
+         *       "requestId": "req-1"
+         *     }
+         */
+        ErrorInput: {
+            /** @description Stable error code, e.g. `validation_error`, `invalid_messages`, `unauthorized`. */
+            error: string;
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description For validation errors: each problem with the path of the offending field. */
+            issues?: {
+                path: string;
+                message: string;
+            }[];
+            /** @description Echo of the `x-request-id` of this request, for support. */
+            requestId?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description A conversation to compact, and how.
+         * @example {
+         *       "model": "gpt-4o",
+         *       "targetTokens": 3000,
+         *       "keepRecent": 2,
+         *       "sessionId": "agent-run-42",
+         *       "messages": [
+         *         {
+         *           "role": "system",
+         *           "content": "You are a coding agent."
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Fix the failing test in src/db.ts"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "Running the tests.",
+         *           "tool_calls": [
+         *             {
+         *               "id": "call_2",
+         *               "type": "function",
+         *               "function": {
+         *                 "name": "bash",
+         *                 "arguments": "{\"command\":\"npm test -- test/db.test.ts\"}"
+         *               }
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "role": "tool",
+         *           "tool_call_id": "call_2",
+         *           "content": "FAILED test/db.test.ts > closes the pool\nError: Called end on pool more than once\n… 6,000 more characters …"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "The test fails because the pool is closed twice: close() runs in both afterEach and the shutdown hook. I removed the afterEach call."
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Good. Also make close() idempotent."
+         *         }
+         *       ]
+         *     }
+         */
+        CompactRequestInput: {
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            messages: unknown[];
+            /**
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @enum {string}
+             */
+            format?: "openai" | "anthropic" | "ai-sdk";
+            /** @description Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits and the tokenizer. Default: DEFAULT_MODEL. */
+            model?: string;
+            /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
+            system?: string | unknown[];
+            /** @description Token budget the output must fit (counted like /estimate for `model`). Default: the model's compaction threshold, as /estimate returns it. */
+            targetTokens?: number;
+            /** @description Leading user turns kept verbatim (the original task). System messages before them are always kept. Default 1. */
+            keepFirst?: number;
+            /** @description Most recent messages kept verbatim; the boundary moves earlier rather than separate a tool call from its results. Default 10 (COMPACTION_KEEP_RECENT). */
+            keepRecent?: number;
+            /** @description Instead of keepRecent: keep the most recent messages up to this many tokens. Giving both is a 400. */
+            keepRecentTokens?: number;
+            /** @description A strategy or a pipeline, cheapest first. `mask`: replace old tool results with short placeholders. `rules`: offline structured summary. `llm`: summary written by the configured model. `truncate`: keep the start and end of the text. Summarizers fall back llm → rules → truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY). */
+            strategy?: ("mask" | "rules" | "llm" | "truncate") | ("mask" | "rules" | "llm" | "truncate")[];
+            /** @description The most recent tool results are never masked. Default 3. */
+            keepToolResults?: number;
+            /** @description Tools whose results are never masked (e.g. a memory or plan tool). */
+            excludeTools?: string[];
+            /** @description Also shorten tool-call arguments of masked calls: a token threshold, or true for 200. Default false. */
+            clearToolInputs?: boolean | number;
+            /** @description Keep error messages and failing commands of masked or summarised tool results. Default true. */
+            preserveErrorDetails?: boolean;
+            /** @description Cap on the summary sections (task, instructions, files, errors, decisions, state, pending work); never more than 15% of targetTokens. The action log appended to the same message uses what the rest of the budget leaves. Default 2000 (COMPACTION_MAX_SUMMARY_TOKENS). */
+            maxSummaryTokens?: number;
+            /**
+             * @description Role of the summary message. Default user. With Anthropic, system/developer put it in the top-level `system`.
+             * @enum {string}
+             */
+            summaryRole?: "system" | "developer" | "user" | "assistant";
+            /** @description Which configured model writes the `llm` summary. Keys and base URLs come only from server configuration: any other field (baseURL, apiKey, url...) is a 400. Default: SUMMARIZER_DEFAULT_PROVIDER. */
+            summarizer?: {
+                /**
+                 * @description Summarizer provider; it must be configured on the server (its API key set).
+                 * @enum {string}
+                 */
+                provider: "openai" | "anthropic";
+                /** @description One of the models the server allows (SUMMARIZER_OPENAI_MODELS / SUMMARIZER_ANTHROPIC_MODELS). Default: the first one. */
+                model?: string;
+            };
+            /** @description Extra guidance for the summary (what to keep), for the llm strategy. */
+            instructions?: string;
+            /**
+             * @description `append` adds instructions to the built-in summary prompt; `replace` replaces its guidance. Default append.
+             * @enum {string}
+             */
+            instructionsMode?: "replace" | "append";
+            /** @description Return the plan and estimated result without changing anything, calling a model or storing a checkpoint. */
+            dryRun?: boolean;
+            /** @description Compact even when the conversation already fits targetTokens. A conversation smaller than any compaction of it could be comes back unchanged (compacted: false, with the reason). */
+            force?: boolean;
+            /** @description Your id for the conversation (1-200 characters of A-Z a-z 0-9 . _ : -). When given, each compaction is stored as a numbered checkpoint, and round numbers continue from the latest one. */
+            sessionId?: string;
+            /**
+             * @description Input whose tool calls and results do not pair up: `repair` drops orphan results and answers missing ones (listed in `repairs`); `reject` is a 400. Default repair.
+             * @enum {string}
+             */
+            onBrokenInput?: "repair" | "reject";
+            /** @description Override the model's context window (e.g. for an unknown model). */
+            contextLimit?: number;
+            /** @description Tokens reserved for the system prompt and tools. Default 2000 (COMPACTION_SYSTEM_RESERVE). */
+            systemReserve?: number;
+            /** @description Tokens reserved for the reply. Default 4000 (COMPACTION_OUTPUT_RESERVE). */
+            outputReserve?: number;
+            /** @description Tokens kept free for estimation error. Default 5000 (COMPACTION_SAFETY_BUFFER). */
+            safetyBuffer?: number;
+            /** @description Fraction of the available window at which to compact. Default 0.8. */
+            thresholdPercent?: number;
+        };
+        /**
+         * @example {
+         *       "compacted": true,
+         *       "messages": [
+         *         {
+         *           "role": "system",
+         *           "content": "You are a coding agent."
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Fix the failing test in src/db.ts"
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "## Session Summary (Compaction Round 1)\n\n### Original Task\nFix the failing test in src/db.ts\n\n### Completed Work\n| File | Action | Description |\n|---|---|---|\n| src/db.ts | read | |\n| src/pool.ts | read | |\n…\n\n### Earlier Actions (oldest first, condensed)\n- bash npm test -- test/db.test.ts → failed: Error: Called end on pool more than once\n- read_file src/pool.ts"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "Reading src/config.ts.",
+         *           "tool_calls": [
+         *             {
+         *               "id": "call_5",
+         *               "type": "function",
+         *               "function": {
+         *                 "name": "read_file",
+         *                 "arguments": "{\"path\":\"src/config.ts\"}"
+         *               }
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "role": "tool",
+         *           "tool_call_id": "call_5",
+         *           "content": "…"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "The test fails because the pool is closed twice: close() runs in both afterEach and the shutdown hook. I removed the afterEach call."
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Good. Also make close() idempotent."
+         *         }
+         *       ],
+         *       "format": "openai",
+         *       "model": "gpt-4o",
+         *       "targetTokens": 3000,
+         *       "strategy": "rules",
+         *       "fallbacks": [],
+         *       "repairs": [],
+         *       "plan": [
+         *         {
+         *           "from": 0,
+         *           "to": 1,
+         *           "action": "keep",
+         *           "reason": "system prompt and original task"
+         *         },
+         *         {
+         *           "from": 2,
+         *           "to": 9,
+         *           "action": "summarize",
+         *           "reason": "one-line digests in the summary's action log"
+         *         },
+         *         {
+         *           "from": 10,
+         *           "to": 13,
+         *           "action": "condense",
+         *           "reason": "tool results masked, inputs and prose condensed"
+         *         },
+         *         {
+         *           "from": 14,
+         *           "to": 15,
+         *           "action": "keep",
+         *           "reason": "recent messages"
+         *         }
+         *       ],
+         *       "event": {
+         *         "round": 1,
+         *         "tokensBefore": 7124,
+         *         "tokensAfter": 2660,
+         *         "compressionRatio": 2.68,
+         *         "messagesCompacted": 12,
+         *         "strategy": "rules",
+         *         "summaryTokens": 194,
+         *         "costUsd": 0,
+         *         "durationMs": 38
+         *       },
+         *       "summary": {
+         *         "text": "## Session Summary (Compaction Round 1)\n\n### Original Task\nFix the failing test in src/db.ts\n…",
+         *         "keyFacts": {
+         *           "currentTask": "Fix the failing test in src/db.ts",
+         *           "completedSteps": [
+         *             "ran npm test -- test/db.test.ts (ok)"
+         *           ],
+         *           "pendingSteps": [],
+         *           "keyDecisions": [],
+         *           "relevantFiles": [
+         *             "src/db.ts",
+         *             "src/pool.ts",
+         *             "src/config.ts"
+         *           ],
+         *           "errors": [
+         *             "npm test -- test/db.test.ts: Error: Called end on pool more than once (resolved)"
+         *           ],
+         *           "userRequests": []
+         *         },
+         *         "role": "user",
+         *         "index": 2
+         *       },
+         *       "checkpoint": {
+         *         "sessionId": "agent-run-42",
+         *         "checkpointNum": 1
+         *       }
+         *     }
+         */
+        CompactResponseInput: {
+            /** @description False when the input is returned unchanged (it fits, dry run, or compaction would not help). */
+            compacted: boolean;
+            /** @description Why nothing was changed, when compacted is false. */
+            reason?: string;
+            /** @description The conversation in the input format. Kept messages are byte-identical to the input objects. */
+            messages: unknown[];
+            /** @description Top-level system prompt: Anthropic output, or the `system` you sent (returned unchanged). */
+            system?: unknown;
+            /**
+             * @description Format of `messages` (the input format).
+             * @enum {string}
+             */
+            format: "openai" | "anthropic" | "ai-sdk";
+            /** @description Model the budget was counted for. */
+            model: string;
+            /** @description The budget used (the request's, or the model's compaction threshold). */
+            targetTokens: number;
+            /**
+             * @description What produced the result: the summarizer that wrote the summary, `mask` when masking sufficed, `none` when unchanged.
+             * @enum {string}
+             */
+            strategy: "mask" | "rules" | "llm" | "truncate" | "none";
+            /** @description Strategies that were tried and failed or were unavailable, in order, with the reason (e.g. `rate_limited: openai gpt-4o-mini: rate limited (HTTP 429)`). */
+            fallbacks: {
+                strategy: string;
+                reason: string;
+            }[];
+            /** @description Fixes applied to broken tool-call pairing in the input (onBrokenInput repair). */
+            repairs: {
+                index: number;
+                action: string;
+            }[];
+            /** @description What happens to each range of input messages. */
+            plan: {
+                /** @description First input index (-1: the top-level system). */
+                from: number;
+                to: number;
+                /** @enum {string} */
+                action: "keep" | "mask" | "condense" | "summarize";
+                reason: string;
+            }[];
+            /** @description Figures of this compaction, for monitoring. */
+            event: {
+                /** @description Compaction round: 1, or one more than the previous summary (in the input or the session). */
+                round: number;
+                tokensBefore: number;
+                /** @description Tokens of the output (estimated for a dry run). */
+                tokensAfter: number;
+                /** @description tokensBefore / tokensAfter. */
+                compressionRatio: number;
+                messagesCompacted: number;
+                strategy: string;
+                summaryTokens: number;
+                /** @description Cost of summarizer calls (0 offline). */
+                costUsd: number;
+                durationMs: number;
+            };
+            /** @description The summary inserted, when one was written. */
+            summary?: {
+                /** @description The summary, starting with `## Session Summary (Compaction Round N)`. */
+                text: string;
+                /** @description Continuation facts read from the summary: task, steps done and pending, decisions, files, errors, later user requests. */
+                keyFacts: {
+                    currentTask: string;
+                    completedSteps: string[];
+                    pendingSteps: string[];
+                    keyDecisions: string[];
+                    relevantFiles: string[];
+                    errors: string[];
+                    userRequests: string[];
+                };
+                /** @description Role of the summary message. */
+                role: string;
+                /** @description Index of the summary message in `messages` (-1: in the top-level system). */
+                index: number;
+            };
+            /** @description The checkpoint this compaction was stored as (sessionId given, compaction done). */
+            checkpoint?: {
+                sessionId: string;
+                /** @description Number of the stored checkpoint (1, 2, ... per session, gap-free). */
+                checkpointNum: number;
+                /** @description Present when storing this checkpoint took the session over COMPACTION_MAX_CHECKPOINTS and the oldest were folded into one. */
+                folded?: {
+                    /** @description The checkpoint the oldest ones were folded into (it keeps its number). */
+                    into: number;
+                    /** @description Every original checkpoint number that checkpoint now stands for. */
+                    from: number[];
+                };
+            };
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "checkpointNum": 3,
+         *       "round": 3,
+         *       "strategy": "rules",
+         *       "fromMessageIndex": 2,
+         *       "toMessageIndex": 13,
+         *       "messagesCompressed": 12,
+         *       "summary": "## Session Summary (Compaction Round 3)\n\n### Original Task\nFix the failing test in src/db.ts\n…",
+         *       "keyFacts": {
+         *         "currentTask": "Fix the failing test in src/db.ts",
+         *         "completedSteps": [
+         *           "ran npm test -- test/db.test.ts (ok)"
+         *         ],
+         *         "pendingSteps": [],
+         *         "keyDecisions": [],
+         *         "relevantFiles": [
+         *           "src/db.ts",
+         *           "src/pool.ts",
+         *           "src/config.ts"
+         *         ],
+         *         "errors": [
+         *           "npm test -- test/db.test.ts: Error: Called end on pool more than once (resolved)"
+         *         ],
+         *         "userRequests": []
+         *       },
+         *       "originalTokens": 7124,
+         *       "compressedTokens": 2660,
+         *       "compressionRatio": 2.68,
+         *       "summaryCostUsd": 0,
+         *       "targetTokens": 3000,
+         *       "model": "gpt-4o",
+         *       "durationMs": 38,
+         *       "summaryTokens": 194,
+         *       "foldedFrom": null,
+         *       "createdAt": "2026-11-22T13:23:20.601Z"
+         *     }
+         */
+        CheckpointInput: {
+            /** @description The session it belongs to. */
+            sessionId: string;
+            /** @description 1, 2, ... per session, gap-free in the order compactions were stored. */
+            checkpointNum: number;
+            /** @description Compaction round of the summary (null when the compaction only masked). */
+            round: number | null;
+            /** @description What produced it: rules, llm, truncate or mask. */
+            strategy: string | null;
+            /** @description First compacted message index of the compacted input. */
+            fromMessageIndex: number | null;
+            /** @description Last compacted message index of the compacted input. */
+            toMessageIndex: number | null;
+            /** @description Messages summarised or masked. */
+            messagesCompressed: number | null;
+            /** @description The summary text (`## Session Summary (Compaction Round N)` ...); empty when the compaction only masked. */
+            summary: string;
+            /** @description Continuation facts: currentTask, completedSteps, pendingSteps, keyDecisions, relevantFiles, errors, userRequests. */
+            keyFacts: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Tokens of the conversation before compaction. */
+            originalTokens: number | null;
+            /** @description Tokens after. */
+            compressedTokens: number | null;
+            /** @description originalTokens / compressedTokens. */
+            compressionRatio: number | null;
+            /** @description Cost of the summarizer calls. */
+            summaryCostUsd: number | null;
+            /** @description The budget it compacted to (null on checkpoints stored before this field existed). */
+            targetTokens: number | null;
+            /** @description The model the tokens were counted for. */
+            model: string | null;
+            /** @description How long the compaction took, in milliseconds (folded: the sum). */
+            durationMs: number | null;
+            /** @description Tokens of the summary it wrote (null when it only masked, or for a fold). */
+            summaryTokens: number | null;
+            /** @description When older checkpoints were folded into this one (COMPACTION_MAX_CHECKPOINTS): every original checkpoint number it stands for, its own included. Totals are their sums. */
+            foldedFrom: number[] | null;
+            /** @description ISO 8601. */
+            createdAt: string;
+        };
+        /**
+         * @description A conversation to count.
+         * @example {
+         *       "model": "gpt-4o",
+         *       "messages": [
+         *         {
+         *           "role": "system",
+         *           "content": "You are a coding agent."
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Fix the failing test in src/db.ts"
+         *         }
+         *       ]
+         *     }
+         */
+        EstimateRequestInput: {
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            messages: unknown[];
+            /**
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @enum {string}
+             */
+            format?: "openai" | "anthropic" | "ai-sdk";
+            /** @description Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits and the tokenizer. Default: DEFAULT_MODEL. */
+            model?: string;
+            /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
+            system?: string | unknown[];
+            /** @description Tool definitions sent with the request (OpenAI `tools` or Anthropic `tools`); their schemas count toward the prompt. */
+            tools?: unknown[];
+            /**
+             * @description `tokenizer`: exact o200k_base/cl100k_base counts (OpenAI models). `heuristic`: fast character-class estimate. `provider`: Anthropic count_tokens, falling back to the heuristic when unavailable. Default: tokenizer for OpenAI models, heuristic with a safety margin for others.
+             * @enum {string}
+             */
+            method?: "tokenizer" | "heuristic" | "provider";
+            /** @description Override the model's context window (e.g. for an unknown model). */
+            contextLimit?: number;
+            /** @description Tokens reserved for the system prompt and tools. Default 2000 (COMPACTION_SYSTEM_RESERVE). */
+            systemReserve?: number;
+            /** @description Tokens reserved for the reply. Default 4000 (COMPACTION_OUTPUT_RESERVE). */
+            outputReserve?: number;
+            /** @description Tokens kept free for estimation error. Default 5000 (COMPACTION_SAFETY_BUFFER). */
+            safetyBuffer?: number;
+            /** @description Fraction of the available window at which to compact. Default 0.8. */
+            thresholdPercent?: number;
+        };
+        /**
+         * @example {
+         *       "model": "gpt-4o",
+         *       "modelKnown": true,
+         *       "provider": "openai",
+         *       "format": "openai",
+         *       "method": "tokenizer",
+         *       "encoding": "o200k_base",
+         *       "safetyMargin": 1,
+         *       "totalTokens": 27,
+         *       "toolsTokens": 0,
+         *       "perMessage": [
+         *         {
+         *           "index": 0,
+         *           "role": "system",
+         *           "tokens": 10
+         *         },
+         *         {
+         *           "index": 1,
+         *           "role": "user",
+         *           "tokens": 14
+         *         }
+         *       ],
+         *       "contextLimit": 128000,
+         *       "maxOutputTokens": 16384,
+         *       "threshold": 93600,
+         *       "shouldCompact": false
+         *     }
+         */
+        EstimateResponseInput: {
+            /** @description The model the limits refer to (the request's, or DEFAULT_MODEL). */
+            model: string;
+            /** @description False when the model is not in the registry and configurable defaults were used. */
+            modelKnown: boolean;
+            /** @description openai, anthropic, google, deepseek or unknown. */
+            provider: string;
+            /**
+             * @description The detected (or given) message format.
+             * @enum {string}
+             */
+            format: "openai" | "anthropic" | "ai-sdk";
+            /**
+             * @description The method that produced totalTokens.
+             * @enum {string}
+             */
+            method: "tokenizer" | "heuristic" | "provider";
+            /** @description Tokenizer encoding, when method is tokenizer. */
+            encoding?: string;
+            /** @description Multiplier applied to heuristic counts for models whose tokenizer is not o200k-like (1 = none). */
+            safetyMargin: number;
+            /** @description Prompt tokens: messages, per-message overhead, tools and reply priming. */
+            totalTokens: number;
+            /** @description Tokens of the tool definitions, included in totalTokens. */
+            toolsTokens: number;
+            /** @description Tokens of each message, overhead included. With method provider these are heuristic estimates. */
+            perMessage: {
+                /** @description Index in `messages`; -1 is a separate system prompt. */
+                index: number;
+                role: string;
+                tokens: number;
+            }[];
+            /** @description The model's context window. */
+            contextLimit: number;
+            /** @description The model's maximum output tokens. */
+            maxOutputTokens: number;
+            /** @description (contextLimit − systemReserve − outputReserve − safetyBuffer) × thresholdPercent. */
+            threshold: number;
+            /** @description totalTokens ≥ threshold. */
+            shouldCompact: boolean;
+            /** @description Present when the requested method was unavailable and the heuristic was used instead. */
+            fallback?: {
+                from: string;
+                reason: string;
+            };
+        };
+        /**
+         * @description A session's settings; omitted fields keep their value (or the default for a new session).
+         * @example {
+         *       "format": "openai",
+         *       "model": "gpt-4o",
+         *       "windowMessages": 20,
+         *       "windowTokens": 16000,
+         *       "summaryBudget": 10000,
+         *       "batchSize": 4,
+         *       "mode": "rules"
+         *     }
+         */
+        SessionSettingsRequestInput: {
+            /**
+             * @description Format of the session's messages (openai, anthropic, ai-sdk). Set by the first append when omitted; it cannot change once messages are stored.
+             * @enum {string}
+             */
+            format?: "openai" | "anthropic" | "ai-sdk";
+            /** @description Model the session talks to: sets token counting and the default /context budget. Default: DEFAULT_MODEL. */
+            model?: string;
+            /** @description The recent window keeps at most this many messages (system messages excepted). Default 20. */
+            windowMessages?: number;
+            /** @description ...and at most this many tokens. Default 16000. */
+            windowTokens?: number;
+            /** @description Hard limit of the rolling summary, in tokens: enforced even when a summarizer overshoots. Default 10000. */
+            summaryBudget?: number;
+            /** @description Evicted exchanges that trigger a background summary update (seed 000's BATCH_SIZE). Default 4. */
+            batchSize?: number;
+            /**
+             * @description `rules`: offline summary (default). `llm`: the configured summarizer writes it with seed 000's background-agent prompt, falling back to rules on any failure.
+             * @enum {string}
+             */
+            mode?: "rules" | "llm";
+            /** @description System prompt sent first by GET /context (a string, or Anthropic text blocks). null removes it. */
+            system?: (string | ({
+                /** @constant */
+                type: "text";
+                text: string;
+            } & {
+                [key: string]: unknown;
+            })[]) | null;
+            summarizer?: {
+                /**
+                 * @description Summarizer provider; it must be configured on the server (its API key set).
+                 * @enum {string}
+                 */
+                provider: "openai" | "anthropic";
+                /** @description One of the models the server allows for the provider. Default: the first one. */
+                model?: string;
+            } | null;
+        };
+        /**
+         * @example {
+         *       "id": "agent-run-42",
+         *       "settings": {
+         *         "format": "openai",
+         *         "windowMessages": 20,
+         *         "windowTokens": 16000,
+         *         "summaryBudget": 10000,
+         *         "batchSize": 4,
+         *         "mode": "rules"
+         *       },
+         *       "messageCount": 58,
+         *       "windowMessages": 20,
+         *       "windowTokens": 9120,
+         *       "systemMessages": 1,
+         *       "evictedAwaitingSummary": 6,
+         *       "summarizedMessages": 31,
+         *       "summary": {
+         *         "version": 3,
+         *         "tokens": 812,
+         *         "updatedAt": "2026-11-22T13:23:20.601Z",
+         *         "source": "background"
+         *       },
+         *       "update": {
+         *         "status": "pending"
+         *       },
+         *       "createdAt": "2026-11-22T12:01:09.114Z",
+         *       "updatedAt": "2026-11-22T13:24:02.930Z"
+         *     }
+         */
+        SessionInput: {
+            /** @description The session id. */
+            id: string;
+            /** @description The session's settings. */
+            settings: {
+                /**
+                 * @description Format of the stored messages.
+                 * @enum {string}
+                 */
+                format?: "openai" | "anthropic" | "ai-sdk";
+                /** @description Model of the session. */
+                model?: string;
+                /** @description System prompt, when set. */
+                system?: unknown;
+                /** @description Window size in messages. */
+                windowMessages: number;
+                /** @description Window size in tokens. */
+                windowTokens: number;
+                /** @description Summary budget in tokens. */
+                summaryBudget: number;
+                /** @description Evicted exchanges per background update. */
+                batchSize: number;
+                /**
+                 * @description Summary mode.
+                 * @enum {string}
+                 */
+                mode: "rules" | "llm";
+                /** @description Summarizer of llm mode. */
+                summarizer?: {
+                    provider: string;
+                    model?: string;
+                };
+            };
+            /** @description Messages appended so far. */
+            messageCount: number;
+            /** @description Messages in the recent window (system messages excepted). */
+            windowMessages: number;
+            /** @description Tokens of the recent window. */
+            windowTokens: number;
+            /** @description System/developer messages, always kept. */
+            systemMessages: number;
+            /** @description Messages that left the window and are not yet in the summary. */
+            evictedAwaitingSummary: number;
+            /** @description Messages folded into the summary. */
+            summarizedMessages: number;
+            /** @description The current summary version, if any. */
+            summary: {
+                version: number;
+                tokens: number;
+                updatedAt: string;
+                source: string;
+            } | null;
+            /** @description The queued background update, if any. */
+            update: {
+                /**
+                 * @description pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+                 * @enum {string}
+                 */
+                status: "pending" | "running" | "failed";
+            } | null;
+            /** @description ISO 8601. */
+            createdAt: string;
+            /** @description ISO 8601: last settings change or append. */
+            updatedAt: string;
+        };
+        /**
+         * @description Messages to append to the session.
+         * @example {
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "Fix the failing test in src/db.ts",
+         *           "timestamp": "2026-11-22T13:20:00Z"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": null,
+         *           "tool_calls": [
+         *             {
+         *               "id": "call_1",
+         *               "type": "function",
+         *               "function": {
+         *                 "name": "bash",
+         *                 "arguments": "{\"cmd\":\"npm test\"}"
+         *               }
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "role": "tool",
+         *           "tool_call_id": "call_1",
+         *           "content": "FAIL test/db.test.ts\nError: Called end on pool more than once"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "The pool is closed twice; removing the second pool.end() in src/db.ts."
+         *         }
+         *       ]
+         *     }
+         */
+        AppendMessagesRequestInput: {
+            /** @description The exchange(s) to append, oldest first, in the session's format. A `timestamp` (or `createdAt`) on a message dates it for aging; otherwise the append time does. */
+            messages: unknown[];
+            /**
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @enum {string}
+             */
+            format?: "openai" | "anthropic" | "ai-sdk";
+            /** @description Anthropic-style top-level system prompt (a string or text blocks); stored as the session's system prompt. */
+            system?: string | ({
+                /** @constant */
+                type: "text";
+                text: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "appended": 4,
+         *       "firstSeq": 55,
+         *       "lastSeq": 58,
+         *       "messageCount": 58,
+         *       "windowMessages": 20,
+         *       "windowTokens": 9120,
+         *       "evicted": 4,
+         *       "evictedAwaitingSummary": 10,
+         *       "evictedExchangesAwaitingSummary": 4,
+         *       "updateQueued": true
+         *     }
+         */
+        AppendMessagesResponseInput: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description Messages appended by this request. */
+            appended: number;
+            /** @description Sequence number of the first appended message. */
+            firstSeq: number | null;
+            /** @description Sequence number of the last appended message. */
+            lastSeq: number | null;
+            /** @description Messages in the session. */
+            messageCount: number;
+            /** @description Messages in the recent window now. */
+            windowMessages: number;
+            /** @description Tokens of the recent window now. */
+            windowTokens: number;
+            /** @description Messages this request pushed out of the window. */
+            evicted: number;
+            /** @description Evicted messages not yet folded into the summary. */
+            evictedAwaitingSummary: number;
+            /** @description The same, in exchanges: an update is queued once it reaches batchSize. */
+            evictedExchangesAwaitingSummary: number;
+            /** @description True when this request queued a background summary update. */
+            updateQueued: boolean;
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "version": 3,
+         *       "content": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens) <!-- at=2026-11-22T13:20:00.000Z i=m k=fix f=src/db.ts -->\n\n## Yesterday\n\n## This Week\n",
+         *       "text": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens)\n\n## Yesterday\n\n## This Week\n",
+         *       "tokens": 96,
+         *       "budget": 10000,
+         *       "updatedAt": "2026-11-22T13:23:20.601Z",
+         *       "source": "background",
+         *       "stale": false,
+         *       "evictedAwaitingSummary": 0,
+         *       "update": null,
+         *       "degraded": false
+         *     }
+         */
+        SessionSummaryInput: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description Summary version (0 while none exists). Versions are kept; the highest is current. */
+            version: number;
+            /** @description The summary document as stored, with each item's `<!-- … -->` machine comment (times, importance, files). Send this back to PUT /summary to edit it. */
+            content: string;
+            /** @description The same document without the machine comments: what to send to a model. */
+            text: string;
+            /** @description Tokens of `content`; never more than `budget`. */
+            tokens: number;
+            /** @description The session's summary budget, in tokens. */
+            budget: number;
+            /** @description When this version was written (ISO 8601). */
+            updatedAt: string | null;
+            /** @description Who wrote this version. */
+            source: ("background" | "manual") | null;
+            /** @description True when evicted messages are not folded in yet (an update is due), or when the database was unreachable. */
+            stale: boolean;
+            /** @description Evicted messages not yet in the summary. */
+            evictedAwaitingSummary: number;
+            /** @description The queued background update, if any. */
+            update: {
+                /**
+                 * @description pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+                 * @enum {string}
+                 */
+                status: "pending" | "running" | "failed";
+            } | null;
+            /** @description True when the database could not be read: this is the last summary this process saw (or, with status 503, the placeholder "[Summary temporarily unavailable]"). */
+            degraded: boolean;
+        };
+        /**
+         * @description A summary written by hand. It becomes a new version, and the next background update builds on it.
+         * @example {
+         *       "baseVersion": 3,
+         *       "content": "## Previously in This Session\n1. Decided to keep one pg.Pool per process (2026-11-22 13:20Z, ~2k tokens)\n\n## Yesterday\n\n## This Week\n"
+         *     }
+         */
+        PutSummaryRequestInput: {
+            /** @description The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one are dated now. Must fit the session's summaryBudget. */
+            content: string;
+            /** @description The version you read (compare-and-set): when another version was written since, the request fails with 409 and writes nothing. Omitted: the current version at the time of the write. */
+            baseVersion?: number;
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "queued": "new",
+         *       "priority": "high",
+         *       "evictedAwaitingSummary": 6
+         *     }
+         */
+        SummaryRefreshInput: {
+            /** @description The session. */
+            sessionId: string;
+            /**
+             * @description new: an entry was queued; merged: the pending entry was raised to high priority.
+             * @enum {string}
+             */
+            queued: "new" | "merged";
+            /**
+             * @description Refreshes are queued at high priority.
+             * @constant
+             */
+            priority: "high";
+            /** @description Evicted messages the update will fold in. */
+            evictedAwaitingSummary: number;
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "format": "openai",
+         *       "model": "gpt-4o",
+         *       "budget": 8000,
+         *       "tokens": 3120,
+         *       "compacted": false,
+         *       "strategy": "none",
+         *       "summaryVersion": 3,
+         *       "stale": false,
+         *       "messages": [
+         *         {
+         *           "role": "system",
+         *           "content": "You are a coding agent."
+         *         },
+         *         {
+         *           "role": "system",
+         *           "content": "Summary of the earlier part of this session (rolling summary, version 3):\n\n## Previously in This Session\n1. …"
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Now add a --limit option."
+         *         }
+         *       ]
+         *     }
+         */
+        SessionContextInput: {
+            /** @description The session. */
+            sessionId: string;
+            /**
+             * @description Format of `messages` (and `system`).
+             * @enum {string}
+             */
+            format: "openai" | "anthropic" | "ai-sdk";
+            /** @description Model the tokens were counted for. */
+            model: string;
+            /** @description The budget the context fits. */
+            budget: number;
+            /** @description Tokens of the returned context. */
+            tokens: number;
+            /** @description True when the compaction engine had to trim it to the budget. */
+            compacted: boolean;
+            /** @description What trimmed it (none, mask, rules, truncate). */
+            strategy: string;
+            /** @description The summary version included (0: none yet). */
+            summaryVersion: number;
+            /** @description True when evicted messages were not yet in the summary: they are included verbatim (or compacted) instead, so nothing is lost. */
+            stale: boolean;
+            /** @description Ready to send: system messages, the summary, messages awaiting summary, then the recent window. Valid for the provider (tool calls keep their results). */
+            messages: unknown[];
+            /** @description Anthropic: the top-level system prompt (system messages and the summary). */
+            system?: unknown;
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "version": 3,
+         *       "updatedAt": "2026-11-22T13:23:20.601Z",
+         *       "stale": false,
+         *       "degraded": false,
+         *       "currentTask": "Fix the failing test in src/db.ts",
+         *       "completedSteps": [
+         *         "Fix the failing test in src/db.ts"
+         *       ],
+         *       "pendingSteps": [],
+         *       "keyDecisions": [],
+         *       "relevantFiles": [
+         *         "src/db.ts"
+         *       ],
+         *       "prompt": "[Previous Session Context]\nCurrent task: Fix the failing test in src/db.ts\nCompleted: Fix the failing test in src/db.ts\nPending: \nKey decisions: \nRelevant files: src/db.ts"
+         *     }
+         */
+        SessionContinuationInput: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description Summary version it was read from. */
+            version: number;
+            /** @description When that version was written. */
+            updatedAt: string | null;
+            /** @description True when evicted messages are not folded in yet. */
+            stale: boolean;
+            /** @description True when the database could not be read and this comes from the last summary this process saw. */
+            degraded: boolean;
+            /** @description The task being worked on (the latest meaningful request). */
+            currentTask: string;
+            /** @description Steps already done. */
+            completedSteps: string[];
+            /** @description Steps remaining. */
+            pendingSteps: string[];
+            /** @description Decisions made. */
+            keyDecisions: string[];
+            /** @description Files being worked on, most recent first. */
+            relevantFiles: string[];
+            /** @description The same as seed 003's `[Previous Session Context]` block, ready to inject. */
+            prompt: string;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "sessionId": "agent-run-42",
+         *           "checkpointNum": 3,
+         *           "round": 3,
+         *           "strategy": "rules",
+         *           "fromMessageIndex": 2,
+         *           "toMessageIndex": 13,
+         *           "messagesCompressed": 12,
+         *           "summary": "## Session Summary (Compaction Round 3)\n\n### Original Task\nFix the failing test in src/db.ts\n…",
+         *           "keyFacts": {
+         *             "currentTask": "Fix the failing test in src/db.ts",
+         *             "completedSteps": [
+         *               "ran npm test -- test/db.test.ts (ok)"
+         *             ],
+         *             "pendingSteps": [],
+         *             "keyDecisions": [],
+         *             "relevantFiles": [
+         *               "src/db.ts",
+         *               "src/pool.ts",
+         *               "src/config.ts"
+         *             ],
+         *             "errors": [
+         *               "npm test -- test/db.test.ts: Error: Called end on pool more than once (resolved)"
+         *             ],
+         *             "userRequests": []
+         *           },
+         *           "originalTokens": 7124,
+         *           "compressedTokens": 2660,
+         *           "compressionRatio": 2.68,
+         *           "summaryCostUsd": 0,
+         *           "targetTokens": 3000,
+         *           "model": "gpt-4o",
+         *           "durationMs": 38,
+         *           "summaryTokens": 194,
+         *           "foldedFrom": null,
+         *           "createdAt": "2026-11-22T13:23:20.601Z"
+         *         }
+         *       ],
+         *       "nextCursor": "Y3A6Mw"
+         *     }
+         */
+        CheckpointPageInput: {
+            /** @description Checkpoints, newest (highest number) first. */
+            items: components["schemas"]["CheckpointInput"][];
+            /** @description Pass as `cursor` for the next (older) page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "checkpoints": 2,
+         *       "tokensSaved": 15817,
+         *       "totalSummaryCostUsd": 0.00153225,
+         *       "averageCompressionRatio": 3.85,
+         *       "totalOriginalTokens": 21372,
+         *       "totalCompressedTokens": 5555
+         *     }
+         */
+        SessionStatsInput: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description Checkpoints stored (after folding). */
+            checkpoints: number;
+            /** @description Sum of originalTokens − compressedTokens over the checkpoints. */
+            tokensSaved: number;
+            /** @description Sum of summaryCostUsd. */
+            totalSummaryCostUsd: number;
+            /** @description Token-weighted: sum(originalTokens) / sum(compressedTokens) (unchanged by folding). */
+            averageCompressionRatio: number;
+            /** @description Sum of originalTokens. */
+            totalOriginalTokens: number;
+            /** @description Sum of compressedTokens. */
+            totalCompressedTokens: number;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "agent-run-42",
+         *           "kind": "both",
+         *           "lastActivity": "2026-11-22T13:24:02.930Z",
+         *           "messageCount": 58,
+         *           "windowMessages": 20,
+         *           "windowTokens": 9120,
+         *           "windowLimit": {
+         *             "messages": 20,
+         *             "tokens": 16000
+         *           },
+         *           "summaryVersion": 3,
+         *           "summaryTokens": 812,
+         *           "checkpoints": 2,
+         *           "tokensSaved": 15817,
+         *           "update": null,
+         *           "updateFailures": 0
+         *         }
+         *       ],
+         *       "nextCursor": null,
+         *       "total": 1
+         *     }
+         */
+        SessionListInput: {
+            items: {
+                /** @description The session id (or the sessionId given to POST /compact). */
+                id: string;
+                /**
+                 * @description `session`: a session with a rolling summary; `series`: only compactions stored with POST /compact and a sessionId; `both`.
+                 * @enum {string}
+                 */
+                kind: "session" | "series" | "both";
+                /** @description ISO 8601: the latest append, settings change, summary version or checkpoint. */
+                lastActivity: string;
+                /** @description Messages appended (0 for a series). */
+                messageCount: number;
+                /** @description Messages in the recent window now (system messages excepted). */
+                windowMessages: number;
+                /** @description Tokens of the recent window now. */
+                windowTokens: number;
+                /** @description The session's window size (null for a series). */
+                windowLimit: {
+                    messages: number;
+                    tokens: number;
+                } | null;
+                /** @description Current rolling-summary version (0: none). */
+                summaryVersion: number;
+                /** @description Tokens of the current summary. */
+                summaryTokens: number;
+                /** @description Checkpoints stored (after folding). */
+                checkpoints: number;
+                /** @description Sum of originalTokens − compressedTokens over the checkpoints. */
+                tokensSaved: number;
+                /** @description The queued background summary update, if any. */
+                update: {
+                    /**
+                     * @description pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+                     * @enum {string}
+                     */
+                    status: "pending" | "running" | "failed";
+                    /** @description Attempts so far. */
+                    attempts: number;
+                    /** @description The last attempt's error, when it failed. */
+                    lastError: string | null;
+                } | null;
+                /** @description Failed attempts of the queued update (0 when none failed). */
+                updateFailures: number;
+            }[];
+            /** @description Pass as `cursor` (with the same q, sort and order) for the next page; null on the last page. */
+            nextCursor: string | null;
+            /** @description Rows matching `q`, on every page. */
+            total: number;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "version": 3,
+         *           "tokens": 812,
+         *           "updatedAt": "2026-11-22T13:23:20.601Z",
+         *           "source": "background",
+         *           "writtenBy": "background",
+         *           "mode": "rules",
+         *           "foldedMessages": 6
+         *         }
+         *       ],
+         *       "nextCursor": null
+         *     }
+         */
+        SummaryVersionPageInput: {
+            items: {
+                /** @description The version (1, 2, ...). */
+                version: number;
+                /** @description Tokens of the version. */
+                tokens: number;
+                /** @description ISO 8601: when it was written. */
+                updatedAt: string;
+                /**
+                 * @description As GET /summary reports it.
+                 * @enum {string}
+                 */
+                source: "background" | "manual";
+                /**
+                 * @description `background`: an update that folded evicted messages in; `aging`: the daily re-aging (nothing new folded); `manual`: PUT /summary.
+                 * @enum {string}
+                 */
+                writtenBy: "background" | "aging" | "manual";
+                /** @description Mode of the background update (rules, llm, llm-fallback); null for a manual version or when the update's record was purged (RUN_HISTORY_MS). */
+                mode: string | null;
+                /** @description Messages the update folded in; null as for mode. */
+                foldedMessages: number | null;
+            }[];
+            /** @description Pass as `cursor` for the next (older) page; null on the last page. */
+            nextCursor: string | null;
+        };
+        SummaryVersionInput: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description The version (1, 2, ...). */
+            version: number;
+            /** @description Tokens of the version. */
+            tokens: number;
+            /** @description ISO 8601: when it was written. */
+            updatedAt: string;
+            /**
+             * @description As GET /summary reports it.
+             * @enum {string}
+             */
+            source: "background" | "manual";
+            /**
+             * @description `background`: an update that folded evicted messages in; `aging`: the daily re-aging (nothing new folded); `manual`: PUT /summary.
+             * @enum {string}
+             */
+            writtenBy: "background" | "aging" | "manual";
+            /** @description Mode of the background update (rules, llm, llm-fallback); null for a manual version or when the update's record was purged (RUN_HISTORY_MS). */
+            mode: string | null;
+            /** @description Messages the update folded in; null as for mode. */
+            foldedMessages: number | null;
+            /** @description The document as stored, with the items' `<!-- … -->` comments. */
+            content: string;
+            /** @description The same without the comments. */
+            text: string;
+        };
+        SessionMessagePageInput: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description The session's message format. */
+            format: ("openai" | "anthropic" | "ai-sdk") | null;
+            items: {
+                /** @description Position in the session (1, 2, ...). */
+                seq: number;
+                /** @description The message's role. */
+                role: string;
+                /** @description Its tokens, counted for the session's model when appended. */
+                tokens: number;
+                /**
+                 * @description Where it is now.
+                 * @enum {string}
+                 */
+                status: "window" | "evicted" | "summarized";
+                /** @description ISO 8601: its own timestamp, else when it was appended. */
+                messageAt: string;
+                /** @description The message as appended. */
+                message: unknown;
+            }[];
+            /** @description Pass as `cursor` for the next (newer) page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description Error body returned with every 4xx/5xx status.
+         * @example {
+         *       "error": "invalid_messages",
+         *       "message": "messages[3].tool_call_id: required on role \"tool\"",
+         *       "issues": [
+         *         {
+         *           "path": "messages[3].tool_call_id",
+         *           "message": "required on role \"tool\""
+         *         }
+         *       ],
+         *       "requestId": "req-1"
+         *     }
+         */
+        Error: {
+            /** @description Stable error code, e.g. `validation_error`, `invalid_messages`, `unauthorized`. */
+            error: string;
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description For validation errors: each problem with the path of the offending field. */
+            issues?: {
+                path: string;
+                message: string;
+            }[];
+            /** @description Echo of the `x-request-id` of this request, for support. */
+            requestId?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description A conversation to compact, and how.
+         * @example {
+         *       "model": "gpt-4o",
+         *       "targetTokens": 3000,
+         *       "keepRecent": 2,
+         *       "sessionId": "agent-run-42",
+         *       "messages": [
+         *         {
+         *           "role": "system",
+         *           "content": "You are a coding agent."
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Fix the failing test in src/db.ts"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "Running the tests.",
+         *           "tool_calls": [
+         *             {
+         *               "id": "call_2",
+         *               "type": "function",
+         *               "function": {
+         *                 "name": "bash",
+         *                 "arguments": "{\"command\":\"npm test -- test/db.test.ts\"}"
+         *               }
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "role": "tool",
+         *           "tool_call_id": "call_2",
+         *           "content": "FAILED test/db.test.ts > closes the pool\nError: Called end on pool more than once\n… 6,000 more characters …"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "The test fails because the pool is closed twice: close() runs in both afterEach and the shutdown hook. I removed the afterEach call."
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Good. Also make close() idempotent."
+         *         }
+         *       ]
+         *     }
+         */
+        CompactRequest: {
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            messages: unknown[];
+            /**
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @enum {string}
+             */
+            format?: "openai" | "anthropic" | "ai-sdk";
+            /** @description Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits and the tokenizer. Default: DEFAULT_MODEL. */
+            model?: string;
+            /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
+            system?: string | unknown[];
+            /** @description Token budget the output must fit (counted like /estimate for `model`). Default: the model's compaction threshold, as /estimate returns it. */
+            targetTokens?: number;
+            /** @description Leading user turns kept verbatim (the original task). System messages before them are always kept. Default 1. */
+            keepFirst?: number;
+            /** @description Most recent messages kept verbatim; the boundary moves earlier rather than separate a tool call from its results. Default 10 (COMPACTION_KEEP_RECENT). */
+            keepRecent?: number;
+            /** @description Instead of keepRecent: keep the most recent messages up to this many tokens. Giving both is a 400. */
+            keepRecentTokens?: number;
+            /** @description A strategy or a pipeline, cheapest first. `mask`: replace old tool results with short placeholders. `rules`: offline structured summary. `llm`: summary written by the configured model. `truncate`: keep the start and end of the text. Summarizers fall back llm → rules → truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY). */
+            strategy?: ("mask" | "rules" | "llm" | "truncate") | ("mask" | "rules" | "llm" | "truncate")[];
+            /** @description The most recent tool results are never masked. Default 3. */
+            keepToolResults?: number;
+            /** @description Tools whose results are never masked (e.g. a memory or plan tool). */
+            excludeTools?: string[];
+            /** @description Also shorten tool-call arguments of masked calls: a token threshold, or true for 200. Default false. */
+            clearToolInputs?: boolean | number;
+            /** @description Keep error messages and failing commands of masked or summarised tool results. Default true. */
+            preserveErrorDetails?: boolean;
+            /** @description Cap on the summary sections (task, instructions, files, errors, decisions, state, pending work); never more than 15% of targetTokens. The action log appended to the same message uses what the rest of the budget leaves. Default 2000 (COMPACTION_MAX_SUMMARY_TOKENS). */
+            maxSummaryTokens?: number;
+            /**
+             * @description Role of the summary message. Default user. With Anthropic, system/developer put it in the top-level `system`.
+             * @enum {string}
+             */
+            summaryRole?: "system" | "developer" | "user" | "assistant";
+            /** @description Which configured model writes the `llm` summary. Keys and base URLs come only from server configuration: any other field (baseURL, apiKey, url...) is a 400. Default: SUMMARIZER_DEFAULT_PROVIDER. */
+            summarizer?: {
+                /**
+                 * @description Summarizer provider; it must be configured on the server (its API key set).
+                 * @enum {string}
+                 */
+                provider: "openai" | "anthropic";
+                /** @description One of the models the server allows (SUMMARIZER_OPENAI_MODELS / SUMMARIZER_ANTHROPIC_MODELS). Default: the first one. */
+                model?: string;
+            };
+            /** @description Extra guidance for the summary (what to keep), for the llm strategy. */
+            instructions?: string;
+            /**
+             * @description `append` adds instructions to the built-in summary prompt; `replace` replaces its guidance. Default append.
+             * @enum {string}
+             */
+            instructionsMode?: "replace" | "append";
+            /** @description Return the plan and estimated result without changing anything, calling a model or storing a checkpoint. */
+            dryRun?: boolean;
+            /** @description Compact even when the conversation already fits targetTokens. A conversation smaller than any compaction of it could be comes back unchanged (compacted: false, with the reason). */
+            force?: boolean;
+            /** @description Your id for the conversation (1-200 characters of A-Z a-z 0-9 . _ : -). When given, each compaction is stored as a numbered checkpoint, and round numbers continue from the latest one. */
+            sessionId?: string;
+            /**
+             * @description Input whose tool calls and results do not pair up: `repair` drops orphan results and answers missing ones (listed in `repairs`); `reject` is a 400. Default repair.
+             * @enum {string}
+             */
+            onBrokenInput?: "repair" | "reject";
+            /** @description Override the model's context window (e.g. for an unknown model). */
+            contextLimit?: number;
+            /** @description Tokens reserved for the system prompt and tools. Default 2000 (COMPACTION_SYSTEM_RESERVE). */
+            systemReserve?: number;
+            /** @description Tokens reserved for the reply. Default 4000 (COMPACTION_OUTPUT_RESERVE). */
+            outputReserve?: number;
+            /** @description Tokens kept free for estimation error. Default 5000 (COMPACTION_SAFETY_BUFFER). */
+            safetyBuffer?: number;
+            /** @description Fraction of the available window at which to compact. Default 0.8. */
+            thresholdPercent?: number;
+        };
+        /**
+         * @example {
+         *       "compacted": true,
+         *       "messages": [
+         *         {
+         *           "role": "system",
+         *           "content": "You are a coding agent."
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Fix the failing test in src/db.ts"
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "## Session Summary (Compaction Round 1)\n\n### Original Task\nFix the failing test in src/db.ts\n\n### Completed Work\n| File | Action | Description |\n|---|---|---|\n| src/db.ts | read | |\n| src/pool.ts | read | |\n…\n\n### Earlier Actions (oldest first, condensed)\n- bash npm test -- test/db.test.ts → failed: Error: Called end on pool more than once\n- read_file src/pool.ts"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "Reading src/config.ts.",
+         *           "tool_calls": [
+         *             {
+         *               "id": "call_5",
+         *               "type": "function",
+         *               "function": {
+         *                 "name": "read_file",
+         *                 "arguments": "{\"path\":\"src/config.ts\"}"
+         *               }
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "role": "tool",
+         *           "tool_call_id": "call_5",
+         *           "content": "…"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "The test fails because the pool is closed twice: close() runs in both afterEach and the shutdown hook. I removed the afterEach call."
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Good. Also make close() idempotent."
+         *         }
+         *       ],
+         *       "format": "openai",
+         *       "model": "gpt-4o",
+         *       "targetTokens": 3000,
+         *       "strategy": "rules",
+         *       "fallbacks": [],
+         *       "repairs": [],
+         *       "plan": [
+         *         {
+         *           "from": 0,
+         *           "to": 1,
+         *           "action": "keep",
+         *           "reason": "system prompt and original task"
+         *         },
+         *         {
+         *           "from": 2,
+         *           "to": 9,
+         *           "action": "summarize",
+         *           "reason": "one-line digests in the summary's action log"
+         *         },
+         *         {
+         *           "from": 10,
+         *           "to": 13,
+         *           "action": "condense",
+         *           "reason": "tool results masked, inputs and prose condensed"
+         *         },
+         *         {
+         *           "from": 14,
+         *           "to": 15,
+         *           "action": "keep",
+         *           "reason": "recent messages"
+         *         }
+         *       ],
+         *       "event": {
+         *         "round": 1,
+         *         "tokensBefore": 7124,
+         *         "tokensAfter": 2660,
+         *         "compressionRatio": 2.68,
+         *         "messagesCompacted": 12,
+         *         "strategy": "rules",
+         *         "summaryTokens": 194,
+         *         "costUsd": 0,
+         *         "durationMs": 38
+         *       },
+         *       "summary": {
+         *         "text": "## Session Summary (Compaction Round 1)\n\n### Original Task\nFix the failing test in src/db.ts\n…",
+         *         "keyFacts": {
+         *           "currentTask": "Fix the failing test in src/db.ts",
+         *           "completedSteps": [
+         *             "ran npm test -- test/db.test.ts (ok)"
+         *           ],
+         *           "pendingSteps": [],
+         *           "keyDecisions": [],
+         *           "relevantFiles": [
+         *             "src/db.ts",
+         *             "src/pool.ts",
+         *             "src/config.ts"
+         *           ],
+         *           "errors": [
+         *             "npm test -- test/db.test.ts: Error: Called end on pool more than once (resolved)"
+         *           ],
+         *           "userRequests": []
+         *         },
+         *         "role": "user",
+         *         "index": 2
+         *       },
+         *       "checkpoint": {
+         *         "sessionId": "agent-run-42",
+         *         "checkpointNum": 1
+         *       }
+         *     }
+         */
+        CompactResponse: {
+            /** @description False when the input is returned unchanged (it fits, dry run, or compaction would not help). */
+            compacted: boolean;
+            /** @description Why nothing was changed, when compacted is false. */
+            reason?: string;
+            /** @description The conversation in the input format. Kept messages are byte-identical to the input objects. */
+            messages: unknown[];
+            /** @description Top-level system prompt: Anthropic output, or the `system` you sent (returned unchanged). */
+            system?: unknown;
+            /**
+             * @description Format of `messages` (the input format).
+             * @enum {string}
+             */
+            format: "openai" | "anthropic" | "ai-sdk";
+            /** @description Model the budget was counted for. */
+            model: string;
+            /** @description The budget used (the request's, or the model's compaction threshold). */
+            targetTokens: number;
+            /**
+             * @description What produced the result: the summarizer that wrote the summary, `mask` when masking sufficed, `none` when unchanged.
+             * @enum {string}
+             */
+            strategy: "mask" | "rules" | "llm" | "truncate" | "none";
+            /** @description Strategies that were tried and failed or were unavailable, in order, with the reason (e.g. `rate_limited: openai gpt-4o-mini: rate limited (HTTP 429)`). */
+            fallbacks: {
+                strategy: string;
+                reason: string;
+            }[];
+            /** @description Fixes applied to broken tool-call pairing in the input (onBrokenInput repair). */
+            repairs: {
+                index: number;
+                action: string;
+            }[];
+            /** @description What happens to each range of input messages. */
+            plan: {
+                /** @description First input index (-1: the top-level system). */
+                from: number;
+                to: number;
+                /** @enum {string} */
+                action: "keep" | "mask" | "condense" | "summarize";
+                reason: string;
+            }[];
+            /** @description Figures of this compaction, for monitoring. */
+            event: {
+                /** @description Compaction round: 1, or one more than the previous summary (in the input or the session). */
+                round: number;
+                tokensBefore: number;
+                /** @description Tokens of the output (estimated for a dry run). */
+                tokensAfter: number;
+                /** @description tokensBefore / tokensAfter. */
+                compressionRatio: number;
+                messagesCompacted: number;
+                strategy: string;
+                summaryTokens: number;
+                /** @description Cost of summarizer calls (0 offline). */
+                costUsd: number;
+                durationMs: number;
+            };
+            /** @description The summary inserted, when one was written. */
+            summary?: {
+                /** @description The summary, starting with `## Session Summary (Compaction Round N)`. */
+                text: string;
+                /** @description Continuation facts read from the summary: task, steps done and pending, decisions, files, errors, later user requests. */
+                keyFacts: {
+                    currentTask: string;
+                    completedSteps: string[];
+                    pendingSteps: string[];
+                    keyDecisions: string[];
+                    relevantFiles: string[];
+                    errors: string[];
+                    userRequests: string[];
+                };
+                /** @description Role of the summary message. */
+                role: string;
+                /** @description Index of the summary message in `messages` (-1: in the top-level system). */
+                index: number;
+            };
+            /** @description The checkpoint this compaction was stored as (sessionId given, compaction done). */
+            checkpoint?: {
+                sessionId: string;
+                /** @description Number of the stored checkpoint (1, 2, ... per session, gap-free). */
+                checkpointNum: number;
+                /** @description Present when storing this checkpoint took the session over COMPACTION_MAX_CHECKPOINTS and the oldest were folded into one. */
+                folded?: {
+                    /** @description The checkpoint the oldest ones were folded into (it keeps its number). */
+                    into: number;
+                    /** @description Every original checkpoint number that checkpoint now stands for. */
+                    from: number[];
+                };
+            };
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "checkpointNum": 3,
+         *       "round": 3,
+         *       "strategy": "rules",
+         *       "fromMessageIndex": 2,
+         *       "toMessageIndex": 13,
+         *       "messagesCompressed": 12,
+         *       "summary": "## Session Summary (Compaction Round 3)\n\n### Original Task\nFix the failing test in src/db.ts\n…",
+         *       "keyFacts": {
+         *         "currentTask": "Fix the failing test in src/db.ts",
+         *         "completedSteps": [
+         *           "ran npm test -- test/db.test.ts (ok)"
+         *         ],
+         *         "pendingSteps": [],
+         *         "keyDecisions": [],
+         *         "relevantFiles": [
+         *           "src/db.ts",
+         *           "src/pool.ts",
+         *           "src/config.ts"
+         *         ],
+         *         "errors": [
+         *           "npm test -- test/db.test.ts: Error: Called end on pool more than once (resolved)"
+         *         ],
+         *         "userRequests": []
+         *       },
+         *       "originalTokens": 7124,
+         *       "compressedTokens": 2660,
+         *       "compressionRatio": 2.68,
+         *       "summaryCostUsd": 0,
+         *       "targetTokens": 3000,
+         *       "model": "gpt-4o",
+         *       "durationMs": 38,
+         *       "summaryTokens": 194,
+         *       "foldedFrom": null,
+         *       "createdAt": "2026-11-22T13:23:20.601Z"
+         *     }
+         */
+        Checkpoint: {
+            /** @description The session it belongs to. */
+            sessionId: string;
+            /** @description 1, 2, ... per session, gap-free in the order compactions were stored. */
+            checkpointNum: number;
+            /** @description Compaction round of the summary (null when the compaction only masked). */
+            round: number | null;
+            /** @description What produced it: rules, llm, truncate or mask. */
+            strategy: string | null;
+            /** @description First compacted message index of the compacted input. */
+            fromMessageIndex: number | null;
+            /** @description Last compacted message index of the compacted input. */
+            toMessageIndex: number | null;
+            /** @description Messages summarised or masked. */
+            messagesCompressed: number | null;
+            /** @description The summary text (`## Session Summary (Compaction Round N)` ...); empty when the compaction only masked. */
+            summary: string;
+            /** @description Continuation facts: currentTask, completedSteps, pendingSteps, keyDecisions, relevantFiles, errors, userRequests. */
+            keyFacts: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Tokens of the conversation before compaction. */
+            originalTokens: number | null;
+            /** @description Tokens after. */
+            compressedTokens: number | null;
+            /** @description originalTokens / compressedTokens. */
+            compressionRatio: number | null;
+            /** @description Cost of the summarizer calls. */
+            summaryCostUsd: number | null;
+            /** @description The budget it compacted to (null on checkpoints stored before this field existed). */
+            targetTokens: number | null;
+            /** @description The model the tokens were counted for. */
+            model: string | null;
+            /** @description How long the compaction took, in milliseconds (folded: the sum). */
+            durationMs: number | null;
+            /** @description Tokens of the summary it wrote (null when it only masked, or for a fold). */
+            summaryTokens: number | null;
+            /** @description When older checkpoints were folded into this one (COMPACTION_MAX_CHECKPOINTS): every original checkpoint number it stands for, its own included. Totals are their sums. */
+            foldedFrom: number[] | null;
+            /** @description ISO 8601. */
+            createdAt: string;
+        };
+        /**
+         * @description A conversation to count.
+         * @example {
+         *       "model": "gpt-4o",
+         *       "messages": [
+         *         {
+         *           "role": "system",
+         *           "content": "You are a coding agent."
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Fix the failing test in src/db.ts"
+         *         }
+         *       ]
+         *     }
+         */
+        EstimateRequest: {
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            messages: unknown[];
+            /**
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @enum {string}
+             */
+            format?: "openai" | "anthropic" | "ai-sdk";
+            /** @description Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits and the tokenizer. Default: DEFAULT_MODEL. */
+            model?: string;
+            /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
+            system?: string | unknown[];
+            /** @description Tool definitions sent with the request (OpenAI `tools` or Anthropic `tools`); their schemas count toward the prompt. */
+            tools?: unknown[];
+            /**
+             * @description `tokenizer`: exact o200k_base/cl100k_base counts (OpenAI models). `heuristic`: fast character-class estimate. `provider`: Anthropic count_tokens, falling back to the heuristic when unavailable. Default: tokenizer for OpenAI models, heuristic with a safety margin for others.
+             * @enum {string}
+             */
+            method?: "tokenizer" | "heuristic" | "provider";
+            /** @description Override the model's context window (e.g. for an unknown model). */
+            contextLimit?: number;
+            /** @description Tokens reserved for the system prompt and tools. Default 2000 (COMPACTION_SYSTEM_RESERVE). */
+            systemReserve?: number;
+            /** @description Tokens reserved for the reply. Default 4000 (COMPACTION_OUTPUT_RESERVE). */
+            outputReserve?: number;
+            /** @description Tokens kept free for estimation error. Default 5000 (COMPACTION_SAFETY_BUFFER). */
+            safetyBuffer?: number;
+            /** @description Fraction of the available window at which to compact. Default 0.8. */
+            thresholdPercent?: number;
+        };
+        /**
+         * @example {
+         *       "model": "gpt-4o",
+         *       "modelKnown": true,
+         *       "provider": "openai",
+         *       "format": "openai",
+         *       "method": "tokenizer",
+         *       "encoding": "o200k_base",
+         *       "safetyMargin": 1,
+         *       "totalTokens": 27,
+         *       "toolsTokens": 0,
+         *       "perMessage": [
+         *         {
+         *           "index": 0,
+         *           "role": "system",
+         *           "tokens": 10
+         *         },
+         *         {
+         *           "index": 1,
+         *           "role": "user",
+         *           "tokens": 14
+         *         }
+         *       ],
+         *       "contextLimit": 128000,
+         *       "maxOutputTokens": 16384,
+         *       "threshold": 93600,
+         *       "shouldCompact": false
+         *     }
+         */
+        EstimateResponse: {
+            /** @description The model the limits refer to (the request's, or DEFAULT_MODEL). */
+            model: string;
+            /** @description False when the model is not in the registry and configurable defaults were used. */
+            modelKnown: boolean;
+            /** @description openai, anthropic, google, deepseek or unknown. */
+            provider: string;
+            /**
+             * @description The detected (or given) message format.
+             * @enum {string}
+             */
+            format: "openai" | "anthropic" | "ai-sdk";
+            /**
+             * @description The method that produced totalTokens.
+             * @enum {string}
+             */
+            method: "tokenizer" | "heuristic" | "provider";
+            /** @description Tokenizer encoding, when method is tokenizer. */
+            encoding?: string;
+            /** @description Multiplier applied to heuristic counts for models whose tokenizer is not o200k-like (1 = none). */
+            safetyMargin: number;
+            /** @description Prompt tokens: messages, per-message overhead, tools and reply priming. */
+            totalTokens: number;
+            /** @description Tokens of the tool definitions, included in totalTokens. */
+            toolsTokens: number;
+            /** @description Tokens of each message, overhead included. With method provider these are heuristic estimates. */
+            perMessage: {
+                /** @description Index in `messages`; -1 is a separate system prompt. */
+                index: number;
+                role: string;
+                tokens: number;
+            }[];
+            /** @description The model's context window. */
+            contextLimit: number;
+            /** @description The model's maximum output tokens. */
+            maxOutputTokens: number;
+            /** @description (contextLimit − systemReserve − outputReserve − safetyBuffer) × thresholdPercent. */
+            threshold: number;
+            /** @description totalTokens ≥ threshold. */
+            shouldCompact: boolean;
+            /** @description Present when the requested method was unavailable and the heuristic was used instead. */
+            fallback?: {
+                from: string;
+                reason: string;
+            };
+        };
+        /**
+         * @description A session's settings; omitted fields keep their value (or the default for a new session).
+         * @example {
+         *       "format": "openai",
+         *       "model": "gpt-4o",
+         *       "windowMessages": 20,
+         *       "windowTokens": 16000,
+         *       "summaryBudget": 10000,
+         *       "batchSize": 4,
+         *       "mode": "rules"
+         *     }
+         */
+        SessionSettingsRequest: {
+            /**
+             * @description Format of the session's messages (openai, anthropic, ai-sdk). Set by the first append when omitted; it cannot change once messages are stored.
+             * @enum {string}
+             */
+            format?: "openai" | "anthropic" | "ai-sdk";
+            /** @description Model the session talks to: sets token counting and the default /context budget. Default: DEFAULT_MODEL. */
+            model?: string;
+            /** @description The recent window keeps at most this many messages (system messages excepted). Default 20. */
+            windowMessages?: number;
+            /** @description ...and at most this many tokens. Default 16000. */
+            windowTokens?: number;
+            /** @description Hard limit of the rolling summary, in tokens: enforced even when a summarizer overshoots. Default 10000. */
+            summaryBudget?: number;
+            /** @description Evicted exchanges that trigger a background summary update (seed 000's BATCH_SIZE). Default 4. */
+            batchSize?: number;
+            /**
+             * @description `rules`: offline summary (default). `llm`: the configured summarizer writes it with seed 000's background-agent prompt, falling back to rules on any failure.
+             * @enum {string}
+             */
+            mode?: "rules" | "llm";
+            /** @description System prompt sent first by GET /context (a string, or Anthropic text blocks). null removes it. */
+            system?: (string | ({
+                /** @constant */
+                type: "text";
+                text: string;
+            } & {
+                [key: string]: unknown;
+            })[]) | null;
+            summarizer?: {
+                /**
+                 * @description Summarizer provider; it must be configured on the server (its API key set).
+                 * @enum {string}
+                 */
+                provider: "openai" | "anthropic";
+                /** @description One of the models the server allows for the provider. Default: the first one. */
+                model?: string;
+            } | null;
+        };
+        /**
+         * @example {
+         *       "id": "agent-run-42",
+         *       "settings": {
+         *         "format": "openai",
+         *         "windowMessages": 20,
+         *         "windowTokens": 16000,
+         *         "summaryBudget": 10000,
+         *         "batchSize": 4,
+         *         "mode": "rules"
+         *       },
+         *       "messageCount": 58,
+         *       "windowMessages": 20,
+         *       "windowTokens": 9120,
+         *       "systemMessages": 1,
+         *       "evictedAwaitingSummary": 6,
+         *       "summarizedMessages": 31,
+         *       "summary": {
+         *         "version": 3,
+         *         "tokens": 812,
+         *         "updatedAt": "2026-11-22T13:23:20.601Z",
+         *         "source": "background"
+         *       },
+         *       "update": {
+         *         "status": "pending"
+         *       },
+         *       "createdAt": "2026-11-22T12:01:09.114Z",
+         *       "updatedAt": "2026-11-22T13:24:02.930Z"
+         *     }
+         */
+        Session: {
+            /** @description The session id. */
+            id: string;
+            /** @description The session's settings. */
+            settings: {
+                /**
+                 * @description Format of the stored messages.
+                 * @enum {string}
+                 */
+                format?: "openai" | "anthropic" | "ai-sdk";
+                /** @description Model of the session. */
+                model?: string;
+                /** @description System prompt, when set. */
+                system?: unknown;
+                /** @description Window size in messages. */
+                windowMessages: number;
+                /** @description Window size in tokens. */
+                windowTokens: number;
+                /** @description Summary budget in tokens. */
+                summaryBudget: number;
+                /** @description Evicted exchanges per background update. */
+                batchSize: number;
+                /**
+                 * @description Summary mode.
+                 * @enum {string}
+                 */
+                mode: "rules" | "llm";
+                /** @description Summarizer of llm mode. */
+                summarizer?: {
+                    provider: string;
+                    model?: string;
+                };
+            };
+            /** @description Messages appended so far. */
+            messageCount: number;
+            /** @description Messages in the recent window (system messages excepted). */
+            windowMessages: number;
+            /** @description Tokens of the recent window. */
+            windowTokens: number;
+            /** @description System/developer messages, always kept. */
+            systemMessages: number;
+            /** @description Messages that left the window and are not yet in the summary. */
+            evictedAwaitingSummary: number;
+            /** @description Messages folded into the summary. */
+            summarizedMessages: number;
+            /** @description The current summary version, if any. */
+            summary: {
+                version: number;
+                tokens: number;
+                updatedAt: string;
+                source: string;
+            } | null;
+            /** @description The queued background update, if any. */
+            update: {
+                /**
+                 * @description pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+                 * @enum {string}
+                 */
+                status: "pending" | "running" | "failed";
+            } | null;
+            /** @description ISO 8601. */
+            createdAt: string;
+            /** @description ISO 8601: last settings change or append. */
+            updatedAt: string;
+        };
+        /**
+         * @description Messages to append to the session.
+         * @example {
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "Fix the failing test in src/db.ts",
+         *           "timestamp": "2026-11-22T13:20:00Z"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": null,
+         *           "tool_calls": [
+         *             {
+         *               "id": "call_1",
+         *               "type": "function",
+         *               "function": {
+         *                 "name": "bash",
+         *                 "arguments": "{\"cmd\":\"npm test\"}"
+         *               }
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "role": "tool",
+         *           "tool_call_id": "call_1",
+         *           "content": "FAIL test/db.test.ts\nError: Called end on pool more than once"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "The pool is closed twice; removing the second pool.end() in src/db.ts."
+         *         }
+         *       ]
+         *     }
+         */
+        AppendMessagesRequest: {
+            /** @description The exchange(s) to append, oldest first, in the session's format. A `timestamp` (or `createdAt`) on a message dates it for aging; otherwise the append time does. */
+            messages: unknown[];
+            /**
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @enum {string}
+             */
+            format?: "openai" | "anthropic" | "ai-sdk";
+            /** @description Anthropic-style top-level system prompt (a string or text blocks); stored as the session's system prompt. */
+            system?: string | ({
+                /** @constant */
+                type: "text";
+                text: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "appended": 4,
+         *       "firstSeq": 55,
+         *       "lastSeq": 58,
+         *       "messageCount": 58,
+         *       "windowMessages": 20,
+         *       "windowTokens": 9120,
+         *       "evicted": 4,
+         *       "evictedAwaitingSummary": 10,
+         *       "evictedExchangesAwaitingSummary": 4,
+         *       "updateQueued": true
+         *     }
+         */
+        AppendMessagesResponse: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description Messages appended by this request. */
+            appended: number;
+            /** @description Sequence number of the first appended message. */
+            firstSeq: number | null;
+            /** @description Sequence number of the last appended message. */
+            lastSeq: number | null;
+            /** @description Messages in the session. */
+            messageCount: number;
+            /** @description Messages in the recent window now. */
+            windowMessages: number;
+            /** @description Tokens of the recent window now. */
+            windowTokens: number;
+            /** @description Messages this request pushed out of the window. */
+            evicted: number;
+            /** @description Evicted messages not yet folded into the summary. */
+            evictedAwaitingSummary: number;
+            /** @description The same, in exchanges: an update is queued once it reaches batchSize. */
+            evictedExchangesAwaitingSummary: number;
+            /** @description True when this request queued a background summary update. */
+            updateQueued: boolean;
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "version": 3,
+         *       "content": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens) <!-- at=2026-11-22T13:20:00.000Z i=m k=fix f=src/db.ts -->\n\n## Yesterday\n\n## This Week\n",
+         *       "text": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens)\n\n## Yesterday\n\n## This Week\n",
+         *       "tokens": 96,
+         *       "budget": 10000,
+         *       "updatedAt": "2026-11-22T13:23:20.601Z",
+         *       "source": "background",
+         *       "stale": false,
+         *       "evictedAwaitingSummary": 0,
+         *       "update": null,
+         *       "degraded": false
+         *     }
+         */
+        SessionSummary: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description Summary version (0 while none exists). Versions are kept; the highest is current. */
+            version: number;
+            /** @description The summary document as stored, with each item's `<!-- … -->` machine comment (times, importance, files). Send this back to PUT /summary to edit it. */
+            content: string;
+            /** @description The same document without the machine comments: what to send to a model. */
+            text: string;
+            /** @description Tokens of `content`; never more than `budget`. */
+            tokens: number;
+            /** @description The session's summary budget, in tokens. */
+            budget: number;
+            /** @description When this version was written (ISO 8601). */
+            updatedAt: string | null;
+            /** @description Who wrote this version. */
+            source: ("background" | "manual") | null;
+            /** @description True when evicted messages are not folded in yet (an update is due), or when the database was unreachable. */
+            stale: boolean;
+            /** @description Evicted messages not yet in the summary. */
+            evictedAwaitingSummary: number;
+            /** @description The queued background update, if any. */
+            update: {
+                /**
+                 * @description pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+                 * @enum {string}
+                 */
+                status: "pending" | "running" | "failed";
+            } | null;
+            /** @description True when the database could not be read: this is the last summary this process saw (or, with status 503, the placeholder "[Summary temporarily unavailable]"). */
+            degraded: boolean;
+        };
+        /**
+         * @description A summary written by hand. It becomes a new version, and the next background update builds on it.
+         * @example {
+         *       "baseVersion": 3,
+         *       "content": "## Previously in This Session\n1. Decided to keep one pg.Pool per process (2026-11-22 13:20Z, ~2k tokens)\n\n## Yesterday\n\n## This Week\n"
+         *     }
+         */
+        PutSummaryRequest: {
+            /** @description The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one are dated now. Must fit the session's summaryBudget. */
+            content: string;
+            /** @description The version you read (compare-and-set): when another version was written since, the request fails with 409 and writes nothing. Omitted: the current version at the time of the write. */
+            baseVersion?: number;
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "queued": "new",
+         *       "priority": "high",
+         *       "evictedAwaitingSummary": 6
+         *     }
+         */
+        SummaryRefresh: {
+            /** @description The session. */
+            sessionId: string;
+            /**
+             * @description new: an entry was queued; merged: the pending entry was raised to high priority.
+             * @enum {string}
+             */
+            queued: "new" | "merged";
+            /**
+             * @description Refreshes are queued at high priority.
+             * @constant
+             */
+            priority: "high";
+            /** @description Evicted messages the update will fold in. */
+            evictedAwaitingSummary: number;
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "format": "openai",
+         *       "model": "gpt-4o",
+         *       "budget": 8000,
+         *       "tokens": 3120,
+         *       "compacted": false,
+         *       "strategy": "none",
+         *       "summaryVersion": 3,
+         *       "stale": false,
+         *       "messages": [
+         *         {
+         *           "role": "system",
+         *           "content": "You are a coding agent."
+         *         },
+         *         {
+         *           "role": "system",
+         *           "content": "Summary of the earlier part of this session (rolling summary, version 3):\n\n## Previously in This Session\n1. …"
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Now add a --limit option."
+         *         }
+         *       ]
+         *     }
+         */
+        SessionContext: {
+            /** @description The session. */
+            sessionId: string;
+            /**
+             * @description Format of `messages` (and `system`).
+             * @enum {string}
+             */
+            format: "openai" | "anthropic" | "ai-sdk";
+            /** @description Model the tokens were counted for. */
+            model: string;
+            /** @description The budget the context fits. */
+            budget: number;
+            /** @description Tokens of the returned context. */
+            tokens: number;
+            /** @description True when the compaction engine had to trim it to the budget. */
+            compacted: boolean;
+            /** @description What trimmed it (none, mask, rules, truncate). */
+            strategy: string;
+            /** @description The summary version included (0: none yet). */
+            summaryVersion: number;
+            /** @description True when evicted messages were not yet in the summary: they are included verbatim (or compacted) instead, so nothing is lost. */
+            stale: boolean;
+            /** @description Ready to send: system messages, the summary, messages awaiting summary, then the recent window. Valid for the provider (tool calls keep their results). */
+            messages: unknown[];
+            /** @description Anthropic: the top-level system prompt (system messages and the summary). */
+            system?: unknown;
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "version": 3,
+         *       "updatedAt": "2026-11-22T13:23:20.601Z",
+         *       "stale": false,
+         *       "degraded": false,
+         *       "currentTask": "Fix the failing test in src/db.ts",
+         *       "completedSteps": [
+         *         "Fix the failing test in src/db.ts"
+         *       ],
+         *       "pendingSteps": [],
+         *       "keyDecisions": [],
+         *       "relevantFiles": [
+         *         "src/db.ts"
+         *       ],
+         *       "prompt": "[Previous Session Context]\nCurrent task: Fix the failing test in src/db.ts\nCompleted: Fix the failing test in src/db.ts\nPending: \nKey decisions: \nRelevant files: src/db.ts"
+         *     }
+         */
+        SessionContinuation: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description Summary version it was read from. */
+            version: number;
+            /** @description When that version was written. */
+            updatedAt: string | null;
+            /** @description True when evicted messages are not folded in yet. */
+            stale: boolean;
+            /** @description True when the database could not be read and this comes from the last summary this process saw. */
+            degraded: boolean;
+            /** @description The task being worked on (the latest meaningful request). */
+            currentTask: string;
+            /** @description Steps already done. */
+            completedSteps: string[];
+            /** @description Steps remaining. */
+            pendingSteps: string[];
+            /** @description Decisions made. */
+            keyDecisions: string[];
+            /** @description Files being worked on, most recent first. */
+            relevantFiles: string[];
+            /** @description The same as seed 003's `[Previous Session Context]` block, ready to inject. */
+            prompt: string;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "sessionId": "agent-run-42",
+         *           "checkpointNum": 3,
+         *           "round": 3,
+         *           "strategy": "rules",
+         *           "fromMessageIndex": 2,
+         *           "toMessageIndex": 13,
+         *           "messagesCompressed": 12,
+         *           "summary": "## Session Summary (Compaction Round 3)\n\n### Original Task\nFix the failing test in src/db.ts\n…",
+         *           "keyFacts": {
+         *             "currentTask": "Fix the failing test in src/db.ts",
+         *             "completedSteps": [
+         *               "ran npm test -- test/db.test.ts (ok)"
+         *             ],
+         *             "pendingSteps": [],
+         *             "keyDecisions": [],
+         *             "relevantFiles": [
+         *               "src/db.ts",
+         *               "src/pool.ts",
+         *               "src/config.ts"
+         *             ],
+         *             "errors": [
+         *               "npm test -- test/db.test.ts: Error: Called end on pool more than once (resolved)"
+         *             ],
+         *             "userRequests": []
+         *           },
+         *           "originalTokens": 7124,
+         *           "compressedTokens": 2660,
+         *           "compressionRatio": 2.68,
+         *           "summaryCostUsd": 0,
+         *           "targetTokens": 3000,
+         *           "model": "gpt-4o",
+         *           "durationMs": 38,
+         *           "summaryTokens": 194,
+         *           "foldedFrom": null,
+         *           "createdAt": "2026-11-22T13:23:20.601Z"
+         *         }
+         *       ],
+         *       "nextCursor": "Y3A6Mw"
+         *     }
+         */
+        CheckpointPage: {
+            /** @description Checkpoints, newest (highest number) first. */
+            items: components["schemas"]["Checkpoint"][];
+            /** @description Pass as `cursor` for the next (older) page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "checkpoints": 2,
+         *       "tokensSaved": 15817,
+         *       "totalSummaryCostUsd": 0.00153225,
+         *       "averageCompressionRatio": 3.85,
+         *       "totalOriginalTokens": 21372,
+         *       "totalCompressedTokens": 5555
+         *     }
+         */
+        SessionStats: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description Checkpoints stored (after folding). */
+            checkpoints: number;
+            /** @description Sum of originalTokens − compressedTokens over the checkpoints. */
+            tokensSaved: number;
+            /** @description Sum of summaryCostUsd. */
+            totalSummaryCostUsd: number;
+            /** @description Token-weighted: sum(originalTokens) / sum(compressedTokens) (unchanged by folding). */
+            averageCompressionRatio: number;
+            /** @description Sum of originalTokens. */
+            totalOriginalTokens: number;
+            /** @description Sum of compressedTokens. */
+            totalCompressedTokens: number;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "agent-run-42",
+         *           "kind": "both",
+         *           "lastActivity": "2026-11-22T13:24:02.930Z",
+         *           "messageCount": 58,
+         *           "windowMessages": 20,
+         *           "windowTokens": 9120,
+         *           "windowLimit": {
+         *             "messages": 20,
+         *             "tokens": 16000
+         *           },
+         *           "summaryVersion": 3,
+         *           "summaryTokens": 812,
+         *           "checkpoints": 2,
+         *           "tokensSaved": 15817,
+         *           "update": null,
+         *           "updateFailures": 0
+         *         }
+         *       ],
+         *       "nextCursor": null,
+         *       "total": 1
+         *     }
+         */
+        SessionList: {
+            items: {
+                /** @description The session id (or the sessionId given to POST /compact). */
+                id: string;
+                /**
+                 * @description `session`: a session with a rolling summary; `series`: only compactions stored with POST /compact and a sessionId; `both`.
+                 * @enum {string}
+                 */
+                kind: "session" | "series" | "both";
+                /** @description ISO 8601: the latest append, settings change, summary version or checkpoint. */
+                lastActivity: string;
+                /** @description Messages appended (0 for a series). */
+                messageCount: number;
+                /** @description Messages in the recent window now (system messages excepted). */
+                windowMessages: number;
+                /** @description Tokens of the recent window now. */
+                windowTokens: number;
+                /** @description The session's window size (null for a series). */
+                windowLimit: {
+                    messages: number;
+                    tokens: number;
+                } | null;
+                /** @description Current rolling-summary version (0: none). */
+                summaryVersion: number;
+                /** @description Tokens of the current summary. */
+                summaryTokens: number;
+                /** @description Checkpoints stored (after folding). */
+                checkpoints: number;
+                /** @description Sum of originalTokens − compressedTokens over the checkpoints. */
+                tokensSaved: number;
+                /** @description The queued background summary update, if any. */
+                update: {
+                    /**
+                     * @description pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+                     * @enum {string}
+                     */
+                    status: "pending" | "running" | "failed";
+                    /** @description Attempts so far. */
+                    attempts: number;
+                    /** @description The last attempt's error, when it failed. */
+                    lastError: string | null;
+                } | null;
+                /** @description Failed attempts of the queued update (0 when none failed). */
+                updateFailures: number;
+            }[];
+            /** @description Pass as `cursor` (with the same q, sort and order) for the next page; null on the last page. */
+            nextCursor: string | null;
+            /** @description Rows matching `q`, on every page. */
+            total: number;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "version": 3,
+         *           "tokens": 812,
+         *           "updatedAt": "2026-11-22T13:23:20.601Z",
+         *           "source": "background",
+         *           "writtenBy": "background",
+         *           "mode": "rules",
+         *           "foldedMessages": 6
+         *         }
+         *       ],
+         *       "nextCursor": null
+         *     }
+         */
+        SummaryVersionPage: {
+            items: {
+                /** @description The version (1, 2, ...). */
+                version: number;
+                /** @description Tokens of the version. */
+                tokens: number;
+                /** @description ISO 8601: when it was written. */
+                updatedAt: string;
+                /**
+                 * @description As GET /summary reports it.
+                 * @enum {string}
+                 */
+                source: "background" | "manual";
+                /**
+                 * @description `background`: an update that folded evicted messages in; `aging`: the daily re-aging (nothing new folded); `manual`: PUT /summary.
+                 * @enum {string}
+                 */
+                writtenBy: "background" | "aging" | "manual";
+                /** @description Mode of the background update (rules, llm, llm-fallback); null for a manual version or when the update's record was purged (RUN_HISTORY_MS). */
+                mode: string | null;
+                /** @description Messages the update folded in; null as for mode. */
+                foldedMessages: number | null;
+            }[];
+            /** @description Pass as `cursor` for the next (older) page; null on the last page. */
+            nextCursor: string | null;
+        };
+        SummaryVersion: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description The version (1, 2, ...). */
+            version: number;
+            /** @description Tokens of the version. */
+            tokens: number;
+            /** @description ISO 8601: when it was written. */
+            updatedAt: string;
+            /**
+             * @description As GET /summary reports it.
+             * @enum {string}
+             */
+            source: "background" | "manual";
+            /**
+             * @description `background`: an update that folded evicted messages in; `aging`: the daily re-aging (nothing new folded); `manual`: PUT /summary.
+             * @enum {string}
+             */
+            writtenBy: "background" | "aging" | "manual";
+            /** @description Mode of the background update (rules, llm, llm-fallback); null for a manual version or when the update's record was purged (RUN_HISTORY_MS). */
+            mode: string | null;
+            /** @description Messages the update folded in; null as for mode. */
+            foldedMessages: number | null;
+            /** @description The document as stored, with the items' `<!-- … -->` comments. */
+            content: string;
+            /** @description The same without the comments. */
+            text: string;
+        };
+        SessionMessagePage: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description The session's message format. */
+            format: ("openai" | "anthropic" | "ai-sdk") | null;
+            items: {
+                /** @description Position in the session (1, 2, ...). */
+                seq: number;
+                /** @description The message's role. */
+                role: string;
+                /** @description Its tokens, counted for the session's model when appended. */
+                tokens: number;
+                /**
+                 * @description Where it is now.
+                 * @enum {string}
+                 */
+                status: "window" | "evicted" | "summarized";
+                /** @description ISO 8601: its own timestamp, else when it was appended. */
+                messageAt: string;
+                /** @description The message as appended. */
+                message: unknown;
+            }[];
+            /** @description Pass as `cursor` for the next (newer) page; null on the last page. */
+            nextCursor: string | null;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export type operations = Record<string, never>;
