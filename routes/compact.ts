@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
+import { contentLength } from '../src/plugins/compute-pool.ts'
 import { compactConversation } from '../src/services/compact.ts'
 import { formatField, messagesField, modelField, systemField, thresholdOverrideFields } from './schemas.ts'
 
@@ -233,12 +234,6 @@ const compactResponse = z
     },
   })
 
-/** The body's size from Content-Length; undefined (chunked): the compute pool treats it as large. */
-function bodyBytes(header: string | undefined): number | undefined {
-  const n = Number(header)
-  return header !== undefined && Number.isFinite(n) ? n : undefined
-}
-
 export default async function compactRoutes(app: FastifyInstance) {
   app.withTypeProvider<ZodTypeProvider>().post('/compact', {
     schema: {
@@ -266,7 +261,7 @@ export default async function compactRoutes(app: FastifyInstance) {
             signal: controller.signal,
             log: req.log,
             compute: app.compute,
-            bodyBytes: bodyBytes(req.headers['content-length']),
+            bodyBytes: contentLength(req),
             tokenCache: app.tokenCache,
           },
           req.body,

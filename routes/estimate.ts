@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { standardErrorResponses } from '../src/errors.ts'
+import { clientGoneSignal, contentLength } from '../src/plugins/compute-pool.ts'
 import { estimate } from '../src/services/estimate.ts'
 import { formatField, messagesField, modelField, systemField, thresholdOverrideFields } from './schemas.ts'
 
@@ -91,6 +92,17 @@ export default async function estimateRoutes(app: FastifyInstance) {
       body: estimateBody,
       response: { 200: estimateResponse, ...standardErrorResponses },
     },
-    handler: async (req) => estimate(app.config, req.body, app.providers.anthropicCounter, app.tokenCache?.for(req.tenant.tenantId)),
+    handler: async (req, reply) => {
+      const tenantId = req.tenant.tenantId
+      // Anthropic's count_tokens is a provider call: on the event loop.
+      if (req.body.method === 'provider') return estimate(app.config, req.body, app.providers.anthropicCounter, app.tokenCache?.for(tenantId))
+      // Counting a large body is CPU work: the compute pool (a small one stays inline).
+      const gone = clientGoneSignal(reply)
+      try {
+        return await app.compute.run('estimate', req.body, { signal: gone.signal, bytes: contentLength(req), cacheScope: tenantId })
+      } finally {
+        gone.done()
+      }
+    },
   })
 }

@@ -128,7 +128,9 @@ export const configSchema = z.object({
   /** Requests that may wait for a compute thread; one more is a 503 overloaded with Retry-After. */
   COMPUTE_QUEUE_MAX: int(16),
   /** Requests whose body is at most this many bytes are computed on the event loop (cheaper than the trip to a thread). */
-  COMPUTE_INLINE_MAX_BYTES: int(16_384),
+  COMPUTE_INLINE_MAX_BYTES: int(8_192),
+  /** Nice value of the compute threads above the process's (Linux: per thread): the event loop wins the CPU when both want it. 0: equal. */
+  COMPUTE_THREAD_NICE: int(5).pipe(z.number().max(19)),
 })
 
 export type Config = z.infer<typeof configSchema>

@@ -5,7 +5,7 @@
  * - a full compute queue is a 503 `overloaded` with Retry-After, while /healthz answers;
  * - a queued request whose client goes away leaves the queue and never runs;
  * - what the pool returns (results and errors) is byte for byte what the event loop
- *   returns, for /compact and for the rolling-summary update;
+ *   returns, for /compact, /estimate and the rolling-summary update;
  * - the thread entry loads (here from source; `npm run build` bundles it).
  */
 import net from 'node:net'
@@ -273,6 +273,30 @@ t.test('the pool returns what the event loop returns: results and errors, every 
   t.equal(inline.app.compute.stats().completed, 0, 'COMPUTE_THREADS=0: nothing ran on a thread')
   t.equal(pooled.app.compute.stats().completed, pooledTasks, 'every other request was computed on a thread')
   t.equal(pooled.app.compute.stats().inline, 0)
+})
+
+t.test('/estimate: a large body is counted on a thread, with the answer the event loop gives', async (t) => {
+  const inline = await buildTestApp(t, { config: { COMPUTE_THREADS: 0 } })
+  const pooled = await buildTestApp(t, { config: { COMPUTE_THREADS: 1, COMPUTE_INLINE_MAX_BYTES: 0 } })
+  const tools = [{ type: 'function', function: { name: 'bash', description: 'Run a command', parameters: { type: 'object', properties: { command: { type: 'string' } } } } }]
+  const cases: [string, Record<string, unknown>][] = [
+    ['openai, tokenizer, tools', { ...session('openai', 30, 2000), model: 'gpt-4o', tools }],
+    ['anthropic, heuristic with margin', { ...session('anthropic', 30, 2000), model: 'claude-sonnet-4-5' }],
+    ['ai-sdk, heuristic, threshold settings', { ...session('ai-sdk', 30, 2000), method: 'heuristic', contextLimit: 50_000, thresholdPercent: 0.5 }],
+    ['400: tokenizer for a model without one', { ...session('openai', 4, 100), model: 'claude-sonnet-4-5', method: 'tokenizer' }],
+    ['400: invalid messages', { messages: [{ role: 'tool', content: 'x' }] }],
+    ['provider: on the event loop', { ...session('anthropic', 4, 100), model: 'claude-sonnet-4-5', method: 'provider' }],
+  ]
+  for (const [label, payload] of cases) {
+    const a = await inline.app.inject({ method: 'POST', url: '/estimate', payload })
+    const b = await pooled.app.inject({ method: 'POST', url: '/estimate', payload })
+    t.equal(b.statusCode, a.statusCode, `${label}: status ${a.statusCode}`)
+    const { requestId: _a, ...bodyA } = a.json()
+    const { requestId: _b, ...bodyB } = b.json()
+    t.same(bodyB, bodyA, `${label}: same body`)
+  }
+  t.equal(pooled.app.compute.stats().completed, cases.length - 1, 'every request but the provider one was counted on a thread')
+  t.equal(inline.app.compute.stats().completed, 0)
 })
 
 t.test('small bodies stay on the event loop (COMPUTE_INLINE_MAX_BYTES)', async (t) => {

@@ -11,15 +11,25 @@ import { CompactionError } from '../engine/compaction/compact.ts'
 import { MessageFormatError } from '../engine/messages/errors.ts'
 import type { MessageCountCache } from '../engine/tokens/count.ts'
 import { ApiError, type ErrorIssue } from '../errors.ts'
+import type { ProviderTokenCounter } from '../providers/anthropic-count.ts'
 import type { ThreadCacheStats } from '../plugins/token-cache-store.ts'
 import { computeRulesUpdate } from '../sessions/rules-update.ts'
 import { computeCompaction } from './compact.ts'
+import { estimate, type EstimateInput } from './estimate.ts'
 
 export const computeTasks = {
   /** POST /compact without the llm strategy: parse, compact, serialize. */
   compact: (config: Config, input: Parameters<typeof computeCompaction>[1], env: TaskEnv = {}) => computeCompaction(config, input, env),
   /** A rules-mode rolling-summary update (the background worker). */
   summary: (config: Config, input: Parameters<typeof computeRulesUpdate>[1], _env: TaskEnv = {}) => computeRulesUpdate(config, input),
+  /** POST /estimate by the tokenizer or the heuristic (`provider` calls Anthropic: it stays on the event loop). */
+  estimate: (config: Config, input: EstimateInput, env: TaskEnv = {}) => estimate(config, input, NO_PROVIDER_COUNTER, env.tokenCache),
+}
+
+/** In a thread there is no provider client: method `provider` never gets here (routes/estimate.ts). */
+const NO_PROVIDER_COUNTER: ProviderTokenCounter = {
+  configured: false,
+  count: () => Promise.reject(new Error('provider token counting runs on the event loop, not in the compute pool')),
 }
 
 /** What the thread running a task lends it: its token-count cache, scoped to the task's tenant. */
