@@ -63,7 +63,7 @@ export const configSchema = z.object({
   COMPACTION_THRESHOLD_PERCENT: z.coerce.number().gt(0).max(1).default(0.8),
   /**
    * Messages whose token counts the in-process cache remembers (src/plugins/token-cache.ts;
-   * about 250 bytes each, counts only, no content). 0: no cache, every message is counted.
+   * about 160 bytes each, counts only, no content). 0: no cache, every message is counted.
    */
   TOKEN_CACHE_ENTRIES: int(100_000),
 

@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- estimate engine compact sessions appends pool pool-threshold | soak [--pglite]] — benchmarks. Servers run in this process;
+ * npm run bench [-- estimate engine compact sessions appends pool pool-threshold resent token-cache | soak [--pglite]] — benchmarks. Servers run in this process;
  * HTTP load comes from autocannon in a separate process. Every figure is compared with
  * a baseline measured in the same run, because these machines are noisy.
  * Env: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (interleaved rounds, default 3),
@@ -9,13 +9,14 @@ import Fastify from 'fastify'
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { build } from '../../src/app.ts'
-import { testConfig } from '../../src/config.ts'
+import { testConfig, type Config } from '../../src/config.ts'
 import { openDatabase } from '../../src/db/database.ts'
 import { syntheticConversation } from './conversation.ts'
 import { benchEngine, largestConversation } from './engine.ts'
 import { benchComputePool, benchInlineThreshold } from './compute.ts'
 import { benchSessionAppends, benchSessionSummaryReads } from './sessions.ts'
 import { benchSoak } from './soak.ts'
+import { benchCacheBySize, benchResentHistory } from './token-cache.ts'
 import { BENCH_CONNECTIONS, BENCH_DURATION_S, interleaved, load, table, type LoadResult } from './http.ts'
 
 const LOG_LEVEL = 'warn' as const
@@ -38,9 +39,9 @@ async function bareServer() {
   return app
 }
 
-async function compactd() {
+async function compactd(config: Partial<Config> = {}) {
   const database = await openDatabase({ pgliteDataDir: 'memory://' })
-  const app = await build({ config: testConfig({ LOG_LEVEL, RATE_LIMIT_MAX: 1_000_000_000, BODY_LIMIT_BYTES: 50 * 1024 * 1024 }), database, logger: { level: LOG_LEVEL } })
+  const app = await build({ config: testConfig({ LOG_LEVEL, RATE_LIMIT_MAX: 1_000_000_000, BODY_LIMIT_BYTES: 50 * 1024 * 1024, ...config }), database, logger: { level: LOG_LEVEL } })
   await app.listen({ host: '127.0.0.1', port: 0 })
   return { app, close: async () => (await app.close(), await database.close()) }
 }
@@ -49,23 +50,30 @@ const url = (app: { server: { address(): unknown } }) => `http://127.0.0.1:${(ap
 
 async function benchEstimate() {
   const { app, close } = await compactd()
+  // The same service without the token-count cache: what the cache buys on this body.
+  const uncached = await compactd({ TOKEN_CACHE_ENTRIES: 0 })
   const bare = await bareServer()
   const messages = syntheticConversation(20)
   console.log(`\n## /estimate: 20-message conversation (${JSON.stringify({ messages }).length} bytes), ${BENCH_CONNECTIONS} connections, ${BENCH_DURATION_S} s per run, rounds interleaved and averaged\n`)
   await load('warmup', `${url(app)}/estimate`, { model: 'gpt-4o', method: 'tokenizer', messages }, { duration: 2 })
+  await load('warmup', `${url(uncached.app)}/estimate`, { model: 'gpt-4o', method: 'tokenizer', messages }, { duration: 2 })
   const body = { model: 'gpt-4o', method: 'heuristic', messages }
   const rows = await interleaved([
     { name: 'bare Fastify route (baseline)', url: `${url(bare)}/bare`, body },
     { name: 'bare route + zod validation', url: `${url(bare)}/bare-zod`, body },
     { name: '/estimate heuristic', url: `${url(app)}/estimate`, body },
     { name: '/estimate tokenizer (o200k)', url: `${url(app)}/estimate`, body: { ...body, method: 'tokenizer' } },
+    { name: '/estimate heuristic, no token cache', url: `${url(uncached.app)}/estimate`, body },
+    { name: '/estimate tokenizer, no token cache', url: `${url(uncached.app)}/estimate`, body: { ...body, method: 'tokenizer' } },
   ])
   console.log(table(rows, rows[0]!))
-  const [baseline, zodRow, heuristic, tokenizer] = rows as [LoadResult, LoadResult, LoadResult, LoadResult]
-  console.log(`\nheuristic/bare: ${(heuristic.requestsPerSec / baseline.requestsPerSec).toFixed(2)} (goal >= 0.80)`)
-  console.log(`tokenizer/bare: ${(tokenizer.requestsPerSec / baseline.requestsPerSec).toFixed(2)}`)
+  const [baseline, zodRow, heuristic, tokenizer, heuristicUncached, tokenizerUncached] = rows as [LoadResult, LoadResult, LoadResult, LoadResult, LoadResult, LoadResult]
+  const ratio = (r: LoadResult) => (r.requestsPerSec / baseline.requestsPerSec).toFixed(2)
+  console.log(`\nheuristic/bare: ${ratio(heuristic)} (goal >= 0.80); without the token cache ${ratio(heuristicUncached)}`)
+  console.log(`tokenizer/bare: ${ratio(tokenizer)}; without the token cache ${ratio(tokenizerUncached)}`)
   console.log(`zod validation alone costs ${((1 - zodRow.requestsPerSec / baseline.requestsPerSec) * 100).toFixed(0)}% of the bare route's req/s`)
   await close()
+  await uncached.close()
   await bare.close()
 }
 
@@ -109,4 +117,6 @@ if (wants('sessions')) await benchSessionSummaryReads()
 if (wants('appends')) await benchSessionAppends()
 if (wants('pool')) await benchComputePool()
 if (wants('pool-threshold')) await benchInlineThreshold()
+if (wants('resent')) await benchResentHistory()
+if (wants('token-cache')) await benchCacheBySize()
 if (wants('soak')) await benchSoak({ pglite: args.includes('--pglite') })

@@ -97,15 +97,17 @@ const UTF16_MARK = Buffer.from([0xff])
  * (the counter's id, the cache's scope, role, name, and each part's type and counted
  * text), each field length-prefixed so that no two messages share an input. Undefined
  * when the counter has no cache or id, or the message is too short to be worth it
- * (CACHE_MIN_CHARS). Text with a lone surrogate is hashed as UTF-16, since UTF-8 would
+ * (`minChars`, by default CACHE_MIN_CHARS of the counter's method). Text with a lone surrogate is hashed as UTF-16, since UTF-8 would
  * turn every lone surrogate into the same U+FFFD.
  */
-export function messageCacheKey(message: CanonicalMessage, counter: TokenCounter): string | undefined {
+export function messageCacheKey(message: CanonicalMessage, counter: TokenCounter, minChars = CACHE_MIN_CHARS[counter.method]): string | undefined {
   const cache = counter.cache
   if (!cache || counter.id === undefined) return undefined
-  let chars = 0
-  for (const p of message.parts) chars += p.type === 'tool-call' ? p.name.length + p.argsText.length : p.type === 'image' ? 0 : p.text.length
-  if (chars < CACHE_MIN_CHARS[counter.method]) return undefined
+  if (minChars > 0) {
+    let chars = 0
+    for (const p of message.parts) chars += p.type === 'tool-call' ? p.name.length + p.argsText.length : p.type === 'image' ? 0 : p.text.length
+    if (chars < minChars) return undefined
+  }
   const name = message.name ? `${message.name.length}:${message.name}` : '-'
   let s = `${counter.id.length}:${counter.id}${cache.scope.length}:${cache.scope}${message.role.length}:${message.role}${name}`
   for (const p of message.parts) {
