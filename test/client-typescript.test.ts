@@ -188,6 +188,14 @@ t.test('every route, through the client, against a listening compactd', async (t
   const continuation = await unwrap(compactd.GET('/sessions/{id}/continuation', { params: { path: { id: 'agent-1' } } }))
   t.match(continuation.prompt, /^\[Previous Session Context\]/)
 
+  const log = [
+    { type: 'session', version: 3, id: 'pi-1', timestamp: '2026-11-22T08:00:00.000Z', cwd: '/home/dev/blog' },
+    { type: 'message', id: 'e1', parentId: null, timestamp: '2026-11-22T08:00:00.000Z', message: { role: 'user', content: [{ type: 'text', text: 'Add an RSS feed.' }] } },
+  ]
+  const imported = await unwrap(compactd.POST('/import', { body: { log: log.map((l) => JSON.stringify(l)).join('\n'), format: 'anthropic' } }))
+  t.equal(imported.source, 'pi')
+  t.same(imported.messages, [{ role: 'user', content: 'Add an RSS feed.' }])
+
   const metrics = await compactd.GET('/metrics', { parseAs: 'text' })
   t.match(metrics.data, /compactd_http_request_duration_seconds/)
 

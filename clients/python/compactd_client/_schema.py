@@ -395,6 +395,120 @@ class EstimateResponseInput(TypedDict):
     fallback: NotRequired[EstimateResponseInputFallback]
 
 
+# An agent session log to convert.
+class ImportRequestInput(TypedDict):
+    # The log: the file's text as one string (JSON Lines or a JSON document, exactly as
+    # the agent wrote it), or a JSON document (SWE-agent trajectory, Gemini CLI session)
+    # as a value. The whole body is limited to BODY_LIMIT_BYTES.
+    log: Union[str, List[Any], Dict[str, Any]]
+    # Which agent wrote it: claude-code (Claude Code session JSONL), codex (Codex CLI
+    # rollout JSONL), gemini-cli (Gemini CLI session JSON), pi (pi session JSONL),
+    # swe-agent (SWE-agent and mini-swe-agent trajectories). Detected from the content
+    # when omitted.
+    source: NotRequired[Literal["claude-code", "codex", "gemini-cli", "pi", "swe-agent"]]
+    # Format of the returned messages: OpenAI Chat Completions (default), Anthropic
+    # Messages or Vercel AI SDK ModelMessage.
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # `all` (default): every message of the log. `current`: what the agent's model saw
+    # last: the leading system messages, then everything from the latest compaction's
+    # summary on.
+    scope: NotRequired[Literal["all", "current"]]
+
+
+class ImportResponseInputCompactionsItem(TypedDict):
+    # Index in `messages` where the compaction took effect: the agent's summary message
+    # is there when `summary` is not null; messages before it are what the agent
+    # compacted. null: not in the returned messages (scope current, earlier
+    # compactions).
+    position: Union[int, None]
+    # Line of the log that records the compaction; null in a JSON document.
+    line: Union[int, None]
+    # Where in a JSON document.
+    path: NotRequired[str]
+    # Claude Code's trigger, when recorded.
+    trigger: NotRequired[Literal["auto", "manual"]]
+    # Tokens in the context just before the compaction, when the log records them:
+    # Claude Code compactMetadata.preTokens, Codex token_count, pi tokensBefore, Gemini
+    # CLI record tokens; else null.
+    preTokens: Union[int, None]
+    # The summary the agent wrote, without its harness wrapper; null when the log does
+    # not hold it.
+    summary: Union[str, None]
+    timestamp: NotRequired[str]
+
+
+class ImportResponseInputIssuesItem(TypedDict):
+    # 1-based line of a line-based log; null in a JSON document.
+    line: Union[int, None]
+    # Where in a JSON document, e.g. `messages[377]`.
+    path: NotRequired[str]
+    # `broken`: not JSON, or not what its type promises. `unknown`: valid JSON of a type
+    # this importer does not know.
+    kind: Literal["broken", "unknown"]
+    message: str
+
+
+class ImportResponseInputRepairsItem(TypedDict):
+    line: Union[int, None]
+    path: NotRequired[str]
+    action: str
+
+
+class ImportResponseInputStats(TypedDict):
+    # Lines of a line-based log.
+    lines: NotRequired[int]
+    # Entries read (JSON lines, or elements of a JSON document).
+    entries: int
+    # Entries of known types that hold no conversation: metadata, UI events, token
+    # counts, subagent sidechains.
+    skipped: int
+    # Messages returned.
+    messages: int
+
+
+# What the log says about the session.
+class ImportResponseInputSession(TypedDict):
+    # The agent's own session id.
+    id: NotRequired[str]
+    cwd: NotRequired[str]
+    # The last model the log names.
+    model: NotRequired[str]
+    # The writer, when a source has several (swe-agent or mini-swe-agent).
+    agent: NotRequired[str]
+    agentVersion: NotRequired[str]
+    startedAt: NotRequired[str]
+
+
+class ImportResponseInput(TypedDict):
+    # The agent that wrote the log.
+    source: Literal["claude-code", "codex", "gemini-cli", "pi", "swe-agent"]
+    # True when `source` was detected from the content, false when given.
+    detected: bool
+    # Format of `messages`.
+    format: Literal["openai", "anthropic", "ai-sdk"]
+    scope: Literal["all", "current"]
+    # The conversation in `format`, tool calls paired with their results. Ready for
+    # /estimate, /compact or a provider.
+    messages: List[Any]
+    # Anthropic top-level system prompt (format anthropic, when the log has system
+    # messages).
+    system: NotRequired[Any]
+    # Compactions found in the log: Claude Code's compact_boundary and continued-session
+    # summary, Codex compacted items, Gemini CLI <state_snapshot>, pi compaction
+    # entries.
+    compactions: List[ImportResponseInputCompactionsItem]
+    # Broken and unknown lines, skipped (never fatal), at most 200.
+    issues: List[ImportResponseInputIssuesItem]
+    # Issues beyond the 200 listed.
+    issuesOmitted: int
+    # Tool calls without a result answered with "[no result recorded]", results without
+    # a call dropped (as POST /compact onBrokenInput repair).
+    repairs: List[ImportResponseInputRepairsItem]
+    stats: ImportResponseInputStats
+    # What the log says about the session.
+    session: ImportResponseInputSession
+
+
 class SessionSettingsRequestInputSystemItem(TypedDict):
     type: Literal["text"]
     text: str
@@ -1185,6 +1299,120 @@ class EstimateResponse(TypedDict):
     fallback: NotRequired[EstimateResponseFallback]
 
 
+# An agent session log to convert.
+class ImportRequest(TypedDict):
+    # The log: the file's text as one string (JSON Lines or a JSON document, exactly as
+    # the agent wrote it), or a JSON document (SWE-agent trajectory, Gemini CLI session)
+    # as a value. The whole body is limited to BODY_LIMIT_BYTES.
+    log: Union[str, List[Any], Dict[str, Any]]
+    # Which agent wrote it: claude-code (Claude Code session JSONL), codex (Codex CLI
+    # rollout JSONL), gemini-cli (Gemini CLI session JSON), pi (pi session JSONL),
+    # swe-agent (SWE-agent and mini-swe-agent trajectories). Detected from the content
+    # when omitted.
+    source: NotRequired[Literal["claude-code", "codex", "gemini-cli", "pi", "swe-agent"]]
+    # Format of the returned messages: OpenAI Chat Completions (default), Anthropic
+    # Messages or Vercel AI SDK ModelMessage.
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # `all` (default): every message of the log. `current`: what the agent's model saw
+    # last: the leading system messages, then everything from the latest compaction's
+    # summary on.
+    scope: NotRequired[Literal["all", "current"]]
+
+
+class ImportResponseCompactionsItem(TypedDict):
+    # Index in `messages` where the compaction took effect: the agent's summary message
+    # is there when `summary` is not null; messages before it are what the agent
+    # compacted. null: not in the returned messages (scope current, earlier
+    # compactions).
+    position: Union[int, None]
+    # Line of the log that records the compaction; null in a JSON document.
+    line: Union[int, None]
+    # Where in a JSON document.
+    path: NotRequired[str]
+    # Claude Code's trigger, when recorded.
+    trigger: NotRequired[Literal["auto", "manual"]]
+    # Tokens in the context just before the compaction, when the log records them:
+    # Claude Code compactMetadata.preTokens, Codex token_count, pi tokensBefore, Gemini
+    # CLI record tokens; else null.
+    preTokens: Union[int, None]
+    # The summary the agent wrote, without its harness wrapper; null when the log does
+    # not hold it.
+    summary: Union[str, None]
+    timestamp: NotRequired[str]
+
+
+class ImportResponseIssuesItem(TypedDict):
+    # 1-based line of a line-based log; null in a JSON document.
+    line: Union[int, None]
+    # Where in a JSON document, e.g. `messages[377]`.
+    path: NotRequired[str]
+    # `broken`: not JSON, or not what its type promises. `unknown`: valid JSON of a type
+    # this importer does not know.
+    kind: Literal["broken", "unknown"]
+    message: str
+
+
+class ImportResponseRepairsItem(TypedDict):
+    line: Union[int, None]
+    path: NotRequired[str]
+    action: str
+
+
+class ImportResponseStats(TypedDict):
+    # Lines of a line-based log.
+    lines: NotRequired[int]
+    # Entries read (JSON lines, or elements of a JSON document).
+    entries: int
+    # Entries of known types that hold no conversation: metadata, UI events, token
+    # counts, subagent sidechains.
+    skipped: int
+    # Messages returned.
+    messages: int
+
+
+# What the log says about the session.
+class ImportResponseSession(TypedDict):
+    # The agent's own session id.
+    id: NotRequired[str]
+    cwd: NotRequired[str]
+    # The last model the log names.
+    model: NotRequired[str]
+    # The writer, when a source has several (swe-agent or mini-swe-agent).
+    agent: NotRequired[str]
+    agentVersion: NotRequired[str]
+    startedAt: NotRequired[str]
+
+
+class ImportResponse(TypedDict):
+    # The agent that wrote the log.
+    source: Literal["claude-code", "codex", "gemini-cli", "pi", "swe-agent"]
+    # True when `source` was detected from the content, false when given.
+    detected: bool
+    # Format of `messages`.
+    format: Literal["openai", "anthropic", "ai-sdk"]
+    scope: Literal["all", "current"]
+    # The conversation in `format`, tool calls paired with their results. Ready for
+    # /estimate, /compact or a provider.
+    messages: List[Any]
+    # Anthropic top-level system prompt (format anthropic, when the log has system
+    # messages).
+    system: NotRequired[Any]
+    # Compactions found in the log: Claude Code's compact_boundary and continued-session
+    # summary, Codex compacted items, Gemini CLI <state_snapshot>, pi compaction
+    # entries.
+    compactions: List[ImportResponseCompactionsItem]
+    # Broken and unknown lines, skipped (never fatal), at most 200.
+    issues: List[ImportResponseIssuesItem]
+    # Issues beyond the 200 listed.
+    issuesOmitted: int
+    # Tool calls without a result answered with "[no result recorded]", results without
+    # a call dropped (as POST /compact onBrokenInput repair).
+    repairs: List[ImportResponseRepairsItem]
+    stats: ImportResponseStats
+    # What the log says about the session.
+    session: ImportResponseSession
+
+
 class SessionSettingsRequestSystemItem(TypedDict):
     type: Literal["text"]
     text: str
@@ -1637,6 +1865,16 @@ OPERATIONS: Dict[str, Operation] = {
         header_params={},
         request="CompactRequestInput",
         responses={200: "CompactResponse"},
+    ),
+    "POST /import": Operation(
+        method="POST",
+        path="/import",
+        summary="Convert an agent session log (Claude Code, Codex CLI, Gemini CLI, pi, SWE-agent) into messages, with the compactions it records",
+        path_params={},
+        query_params={},
+        header_params={},
+        request="ImportRequestInput",
+        responses={200: "ImportResponse"},
     ),
     "GET /sessions/{id}/checkpoints": Operation(
         method="GET",

@@ -29,6 +29,8 @@ from ._schema import (
     EstimateRequestInput,
     EstimateResponse,
     HealthzResponse,
+    ImportRequestInput,
+    ImportResponse,
     PutSummaryRequestInput,
     ReadyzResponse,
     Session,
@@ -186,6 +188,12 @@ class Client:
     def compact(self, request: CompactRequestInput) -> CompactResponse:
         """The conversation compacted to ``targetTokens`` (default: the threshold)."""
         return cast(CompactResponse, self._call("POST /compact", body=request).data)
+
+    @route("POST /import")
+    def import_log(self, request: ImportRequestInput) -> ImportResponse:
+        """An agent's session log (Claude Code, Codex CLI, Gemini CLI, pi, SWE-agent) as
+        messages, with the compactions the log records."""
+        return cast(ImportResponse, self._call("POST /import", body=request).data)
 
     @route("GET /sessions/{id}/checkpoints")
     def list_checkpoints(self, session_id: str, *, cursor: Optional[str] = None, limit: Optional[int] = None) -> CheckpointPage:

@@ -4,6 +4,7 @@ typed errors, the API key, and retries that honour Retry-After."""
 from __future__ import annotations
 
 import http.server
+import json
 import inspect
 import threading
 import time
@@ -118,6 +119,20 @@ class RoutesTest(unittest.TestCase):
         self.assertEqual([c["checkpointNum"] for c in page["items"]], [1])
         self.assertEqual(compactd.get_checkpoint("py-compact", 1)["checkpointNum"], 1)
         self.assertEqual(compactd.get_stats("py-compact")["checkpoints"], 1)
+
+    def test_import_an_agent_log(self) -> None:
+        stamp = "2026-11-22T08:00:00.000Z"
+        lines = [
+            {"type": "session", "version": 3, "id": "pi-1", "timestamp": stamp, "cwd": "/home/dev/blog"},
+            {"type": "message", "id": "e1", "parentId": None, "timestamp": stamp, "message": {"role": "user", "content": [{"type": "text", "text": "Add an RSS feed."}]}},
+            {"type": "message", "id": "e2", "parentId": "e1", "timestamp": stamp, "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "tc_1", "name": "bash", "arguments": {"command": "ls src/routes"}}]}},
+            {"type": "message", "id": "e3", "parentId": "e2", "timestamp": stamp, "message": {"role": "toolResult", "toolCallId": "tc_1", "toolName": "bash", "content": [{"type": "text", "text": "index.ts"}], "isError": False}},
+            {"type": "message", "id": "e4", "parentId": "e3", "timestamp": stamp, "message": {"role": "assistant", "content": [{"type": "text", "text": "Adding src/routes/rss.ts."}]}},
+        ]
+        imported = client().import_log({"log": "\n".join(json.dumps(line) for line in lines) + "\n", "format": "openai"})
+        self.assertEqual((imported["source"], imported["detected"], imported["format"]), ("pi", True, "openai"))
+        self.assertEqual([m["role"] for m in imported["messages"]], ["user", "assistant", "tool", "assistant"])
+        self.assertEqual(imported["messages"][2]["tool_call_id"], imported["messages"][1]["tool_calls"][0]["id"])
 
     def test_session_lifecycle(self) -> None:
         compactd = client()

@@ -334,6 +334,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert an agent session log (Claude Code, Codex CLI, Gemini CLI, pi, SWE-agent) into messages, with the compactions it records
+         * @description Broken or unknown lines are reported in `issues` and skipped, never fatal. A body that is no log at all is a 400 `invalid_log` naming the field. See docs/api.md#post-import.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ImportRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ImportResponse"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions/{id}/checkpoints": {
         parameters: {
             query?: never;
@@ -2569,6 +2666,149 @@ export interface components {
             };
         };
         /**
+         * @description An agent session log to convert.
+         * @example {
+         *       "format": "openai",
+         *       "log": "{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"s-1\",\"timestamp\":\"2026-11-20T09:00:00.000Z\",\"message\":{\"role\":\"user\",\"content\":\"Fix the failing test in src/db.ts\"}}\n{\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u1\",\"sessionId\":\"s-1\",\"timestamp\":\"2026-11-20T09:00:05.000Z\",\"message\":{\"id\":\"msg_1\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":[{\"type\":\"text\",\"text\":\"Running the tests.\"}],\"usage\":{\"input_tokens\":812,\"output_tokens\":9}}}\n"
+         *     }
+         */
+        ImportRequestInput: {
+            /** @description The log: the file's text as one string (JSON Lines or a JSON document, exactly as the agent wrote it), or a JSON document (SWE-agent trajectory, Gemini CLI session) as a value. The whole body is limited to BODY_LIMIT_BYTES. */
+            log: string | unknown[] | {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Which agent wrote it: claude-code (Claude Code session JSONL), codex (Codex CLI rollout JSONL), gemini-cli (Gemini CLI session JSON), pi (pi session JSONL), swe-agent (SWE-agent and mini-swe-agent trajectories). Detected from the content when omitted.
+             * @enum {string}
+             */
+            source?: "claude-code" | "codex" | "gemini-cli" | "pi" | "swe-agent";
+            /**
+             * @description Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages or Vercel AI SDK ModelMessage.
+             * @enum {string}
+             */
+            format?: "openai" | "anthropic" | "ai-sdk";
+            /**
+             * @description `all` (default): every message of the log. `current`: what the agent's model saw last: the leading system messages, then everything from the latest compaction's summary on.
+             * @enum {string}
+             */
+            scope?: "all" | "current";
+        };
+        /**
+         * @example {
+         *       "source": "claude-code",
+         *       "detected": true,
+         *       "format": "openai",
+         *       "scope": "all",
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "Fix the failing test in src/db.ts"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "Running the tests."
+         *         }
+         *       ],
+         *       "compactions": [],
+         *       "issues": [],
+         *       "issuesOmitted": 0,
+         *       "repairs": [],
+         *       "stats": {
+         *         "lines": 2,
+         *         "entries": 2,
+         *         "skipped": 0,
+         *         "messages": 2
+         *       },
+         *       "session": {
+         *         "id": "s-1",
+         *         "model": "claude-sonnet-4-5",
+         *         "startedAt": "2026-11-20T09:00:00.000Z"
+         *       }
+         *     }
+         */
+        ImportResponseInput: {
+            /**
+             * @description The agent that wrote the log.
+             * @enum {string}
+             */
+            source: "claude-code" | "codex" | "gemini-cli" | "pi" | "swe-agent";
+            /** @description True when `source` was detected from the content, false when given. */
+            detected: boolean;
+            /**
+             * @description Format of `messages`.
+             * @enum {string}
+             */
+            format: "openai" | "anthropic" | "ai-sdk";
+            /** @enum {string} */
+            scope: "all" | "current";
+            /** @description The conversation in `format`, tool calls paired with their results. Ready for /estimate, /compact or a provider. */
+            messages: unknown[];
+            /** @description Anthropic top-level system prompt (format anthropic, when the log has system messages). */
+            system?: unknown;
+            /** @description Compactions found in the log: Claude Code's compact_boundary and continued-session summary, Codex compacted items, Gemini CLI <state_snapshot>, pi compaction entries. */
+            compactions: {
+                /** @description Index in `messages` where the compaction took effect: the agent's summary message is there when `summary` is not null; messages before it are what the agent compacted. null: not in the returned messages (scope current, earlier compactions). */
+                position: number | null;
+                /** @description Line of the log that records the compaction; null in a JSON document. */
+                line: number | null;
+                /** @description Where in a JSON document. */
+                path?: string;
+                /**
+                 * @description Claude Code's trigger, when recorded.
+                 * @enum {string}
+                 */
+                trigger?: "auto" | "manual";
+                /** @description Tokens in the context just before the compaction, when the log records them: Claude Code compactMetadata.preTokens, Codex token_count, pi tokensBefore, Gemini CLI record tokens; else null. */
+                preTokens: number | null;
+                /** @description The summary the agent wrote, without its harness wrapper; null when the log does not hold it. */
+                summary: string | null;
+                timestamp?: string;
+            }[];
+            /** @description Broken and unknown lines, skipped (never fatal), at most 200. */
+            issues: {
+                /** @description 1-based line of a line-based log; null in a JSON document. */
+                line: number | null;
+                /** @description Where in a JSON document, e.g. `messages[377]`. */
+                path?: string;
+                /**
+                 * @description `broken`: not JSON, or not what its type promises. `unknown`: valid JSON of a type this importer does not know.
+                 * @enum {string}
+                 */
+                kind: "broken" | "unknown";
+                message: string;
+            }[];
+            /** @description Issues beyond the 200 listed. */
+            issuesOmitted: number;
+            /** @description Tool calls without a result answered with "[no result recorded]", results without a call dropped (as POST /compact onBrokenInput repair). */
+            repairs: {
+                line: number | null;
+                path?: string;
+                action: string;
+            }[];
+            stats: {
+                /** @description Lines of a line-based log. */
+                lines?: number;
+                /** @description Entries read (JSON lines, or elements of a JSON document). */
+                entries: number;
+                /** @description Entries of known types that hold no conversation: metadata, UI events, token counts, subagent sidechains. */
+                skipped: number;
+                /** @description Messages returned. */
+                messages: number;
+            };
+            /** @description What the log says about the session. */
+            session: {
+                /** @description The agent's own session id. */
+                id?: string;
+                cwd?: string;
+                /** @description The last model the log names. */
+                model?: string;
+                /** @description The writer, when a source has several (swe-agent or mini-swe-agent). */
+                agent?: string;
+                agentVersion?: string;
+                startedAt?: string;
+            };
+        };
+        /**
          * @description A session's settings; omitted fields keep their value (or the default for a new session).
          * @example {
          *       "format": "openai",
@@ -3792,6 +4032,149 @@ export interface components {
             fallback?: {
                 from: string;
                 reason: string;
+            };
+        };
+        /**
+         * @description An agent session log to convert.
+         * @example {
+         *       "format": "openai",
+         *       "log": "{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"s-1\",\"timestamp\":\"2026-11-20T09:00:00.000Z\",\"message\":{\"role\":\"user\",\"content\":\"Fix the failing test in src/db.ts\"}}\n{\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u1\",\"sessionId\":\"s-1\",\"timestamp\":\"2026-11-20T09:00:05.000Z\",\"message\":{\"id\":\"msg_1\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":[{\"type\":\"text\",\"text\":\"Running the tests.\"}],\"usage\":{\"input_tokens\":812,\"output_tokens\":9}}}\n"
+         *     }
+         */
+        ImportRequest: {
+            /** @description The log: the file's text as one string (JSON Lines or a JSON document, exactly as the agent wrote it), or a JSON document (SWE-agent trajectory, Gemini CLI session) as a value. The whole body is limited to BODY_LIMIT_BYTES. */
+            log: string | unknown[] | {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Which agent wrote it: claude-code (Claude Code session JSONL), codex (Codex CLI rollout JSONL), gemini-cli (Gemini CLI session JSON), pi (pi session JSONL), swe-agent (SWE-agent and mini-swe-agent trajectories). Detected from the content when omitted.
+             * @enum {string}
+             */
+            source?: "claude-code" | "codex" | "gemini-cli" | "pi" | "swe-agent";
+            /**
+             * @description Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages or Vercel AI SDK ModelMessage.
+             * @enum {string}
+             */
+            format?: "openai" | "anthropic" | "ai-sdk";
+            /**
+             * @description `all` (default): every message of the log. `current`: what the agent's model saw last: the leading system messages, then everything from the latest compaction's summary on.
+             * @enum {string}
+             */
+            scope?: "all" | "current";
+        };
+        /**
+         * @example {
+         *       "source": "claude-code",
+         *       "detected": true,
+         *       "format": "openai",
+         *       "scope": "all",
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "Fix the failing test in src/db.ts"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "Running the tests."
+         *         }
+         *       ],
+         *       "compactions": [],
+         *       "issues": [],
+         *       "issuesOmitted": 0,
+         *       "repairs": [],
+         *       "stats": {
+         *         "lines": 2,
+         *         "entries": 2,
+         *         "skipped": 0,
+         *         "messages": 2
+         *       },
+         *       "session": {
+         *         "id": "s-1",
+         *         "model": "claude-sonnet-4-5",
+         *         "startedAt": "2026-11-20T09:00:00.000Z"
+         *       }
+         *     }
+         */
+        ImportResponse: {
+            /**
+             * @description The agent that wrote the log.
+             * @enum {string}
+             */
+            source: "claude-code" | "codex" | "gemini-cli" | "pi" | "swe-agent";
+            /** @description True when `source` was detected from the content, false when given. */
+            detected: boolean;
+            /**
+             * @description Format of `messages`.
+             * @enum {string}
+             */
+            format: "openai" | "anthropic" | "ai-sdk";
+            /** @enum {string} */
+            scope: "all" | "current";
+            /** @description The conversation in `format`, tool calls paired with their results. Ready for /estimate, /compact or a provider. */
+            messages: unknown[];
+            /** @description Anthropic top-level system prompt (format anthropic, when the log has system messages). */
+            system?: unknown;
+            /** @description Compactions found in the log: Claude Code's compact_boundary and continued-session summary, Codex compacted items, Gemini CLI <state_snapshot>, pi compaction entries. */
+            compactions: {
+                /** @description Index in `messages` where the compaction took effect: the agent's summary message is there when `summary` is not null; messages before it are what the agent compacted. null: not in the returned messages (scope current, earlier compactions). */
+                position: number | null;
+                /** @description Line of the log that records the compaction; null in a JSON document. */
+                line: number | null;
+                /** @description Where in a JSON document. */
+                path?: string;
+                /**
+                 * @description Claude Code's trigger, when recorded.
+                 * @enum {string}
+                 */
+                trigger?: "auto" | "manual";
+                /** @description Tokens in the context just before the compaction, when the log records them: Claude Code compactMetadata.preTokens, Codex token_count, pi tokensBefore, Gemini CLI record tokens; else null. */
+                preTokens: number | null;
+                /** @description The summary the agent wrote, without its harness wrapper; null when the log does not hold it. */
+                summary: string | null;
+                timestamp?: string;
+            }[];
+            /** @description Broken and unknown lines, skipped (never fatal), at most 200. */
+            issues: {
+                /** @description 1-based line of a line-based log; null in a JSON document. */
+                line: number | null;
+                /** @description Where in a JSON document, e.g. `messages[377]`. */
+                path?: string;
+                /**
+                 * @description `broken`: not JSON, or not what its type promises. `unknown`: valid JSON of a type this importer does not know.
+                 * @enum {string}
+                 */
+                kind: "broken" | "unknown";
+                message: string;
+            }[];
+            /** @description Issues beyond the 200 listed. */
+            issuesOmitted: number;
+            /** @description Tool calls without a result answered with "[no result recorded]", results without a call dropped (as POST /compact onBrokenInput repair). */
+            repairs: {
+                line: number | null;
+                path?: string;
+                action: string;
+            }[];
+            stats: {
+                /** @description Lines of a line-based log. */
+                lines?: number;
+                /** @description Entries read (JSON lines, or elements of a JSON document). */
+                entries: number;
+                /** @description Entries of known types that hold no conversation: metadata, UI events, token counts, subagent sidechains. */
+                skipped: number;
+                /** @description Messages returned. */
+                messages: number;
+            };
+            /** @description What the log says about the session. */
+            session: {
+                /** @description The agent's own session id. */
+                id?: string;
+                cwd?: string;
+                /** @description The last model the log names. */
+                model?: string;
+                /** @description The writer, when a source has several (swe-agent or mini-swe-agent). */
+                agent?: string;
+                agentVersion?: string;
+                startedAt?: string;
             };
         };
         /**
