@@ -220,6 +220,63 @@ t.test('SSE streaming works with both SDKs', async (t) => {
   t.equal(final.usage.output_tokens, 20);
 });
 
+t.test('ok with toolCalls: tool calls in both SDKs, streamed or not', async (t) => {
+  const calls = [
+    { id: 'call_a', name: 'read_file', input: { path: 'src/db.ts' } },
+    { name: 'bash', input: { command: 'npm test' } },
+  ];
+  fake.enqueue({ kind: 'ok', toolCalls: calls }, { kind: 'ok', content: 'Reading.', toolCalls: calls.slice(0, 1) });
+  const plain = await chat('go');
+  t.equal(plain.choices[0].finish_reason, 'tool_calls');
+  t.equal(plain.choices[0].message.content, null, 'no text with the calls');
+  t.same(
+    plain.choices[0].message.tool_calls,
+    [
+      { id: 'call_a', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/db.ts"}' } },
+      { id: 'call_1_1', type: 'function', function: { name: 'bash', arguments: '{"command":"npm test"}' } },
+    ],
+    'ids default to call_<request>_<index>',
+  );
+  const withText = await chat('go');
+  t.equal(withText.choices[0].message.content, 'Reading.');
+  t.equal(withText.choices[0].message.tool_calls?.length, 1);
+
+  fake.enqueue({ kind: 'ok', toolCalls: calls });
+  const stream = await openai.chat.completions.create({ model: 'fake-summarizer', messages: [{ role: 'user', content: 'go' }], stream: true });
+  const streamed = new Map<number, { id?: string; name?: string; args: string }>();
+  let finish: string | null = null;
+  for await (const chunk of stream) {
+    for (const d of chunk.choices[0]?.delta.tool_calls ?? []) {
+      const c = streamed.get(d.index) ?? { args: '' };
+      c.id ??= d.id;
+      c.name ??= d.function?.name;
+      c.args += d.function?.arguments ?? '';
+      streamed.set(d.index, c);
+    }
+    finish = chunk.choices[0]?.finish_reason ?? finish;
+  }
+  t.equal(finish, 'tool_calls');
+  t.same([...streamed.values()].map((c) => [c.name, JSON.parse(c.args)]), calls.map((c) => [c.name, c.input]));
+
+  fake.enqueue({ kind: 'ok', toolCalls: calls });
+  const msg = await message('go');
+  t.equal(msg.stop_reason, 'tool_use');
+  t.same(
+    msg.content.map((b) => (b.type === 'tool_use' ? [b.id, b.name, b.input] : b.type)),
+    [
+      ['call_a', 'read_file', { path: 'src/db.ts' }],
+      ['toolu_4_1', 'bash', { command: 'npm test' }],
+    ],
+  );
+  fake.enqueue({ kind: 'ok', content: 'Reading.', toolCalls: calls });
+  const final = await anthropic.messages.stream({ model: 'claude-fake', max_tokens: 1024, messages: [{ role: 'user', content: 'go' }] }).finalMessage();
+  t.equal(final.stop_reason, 'tool_use');
+  t.same(
+    final.content.map((b) => (b.type === 'tool_use' ? [b.name, b.input] : b.type === 'text' ? b.text : b.type)),
+    ['Reading.', ['read_file', { path: 'src/db.ts' }], ['bash', { command: 'npm test' }]],
+  );
+});
+
 t.test('programmable content, queue order and default', async (t) => {
   fake.enqueue({ kind: 'ok', content: 'first' }, { kind: 'ok', content: 'second' });
   t.equal(fake.queued, 2);

@@ -74,11 +74,24 @@ interface BehaviourTarget {
   route?: FakeRoute | readonly FakeRoute[] | '*';
 }
 
-/** Answer normally. `content` overrides the generated summary; `delayMs` waits first. */
+/**
+ * Answer normally. `content` overrides the generated summary; `delayMs` waits first.
+ * `toolCalls` answers with tool calls (OpenAI `tool_calls` with finish_reason
+ * 'tool_calls'; Anthropic `tool_use` blocks with stop_reason 'tool_use'), streamed or
+ * not, after `content` when given (no text when not).
+ */
 export interface OkBehaviour extends BehaviourTarget {
   kind: 'ok';
   content?: string;
   delayMs?: number;
+  toolCalls?: FakeToolCall[];
+}
+
+/** A tool call the fake answers with; `id` defaults to `call_<request>_<index>` (OpenAI) or `toolu_<request>_<index>` (Anthropic). */
+export interface FakeToolCall {
+  id?: string;
+  name: string;
+  input: Record<string, unknown>;
 }
 
 /**
@@ -910,21 +923,29 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     }
 
     // Generation: content, then max_tokens truncation.
+    const toolCalls = behaviour.kind === 'ok' ? (behaviour.toolCalls ?? []) : [];
     let content =
-      behaviour.kind === 'empty' ? '' : behaviour.kind === 'ok' && behaviour.content !== undefined ? behaviour.content : buildFakeSummary(pieces);
+      behaviour.kind === 'empty'
+        ? ''
+        : behaviour.kind === 'ok' && behaviour.content !== undefined
+          ? behaviour.content
+          : toolCalls.length > 0
+            ? ''
+            : buildFakeSummary(pieces);
     let truncated = false;
     if (maxTokens !== undefined && content.length > maxTokens * 4) {
       content = content.slice(0, maxTokens * 4);
       truncated = true;
     }
-    const outputTokens = countTokens(content);
+    const outputTokens = countTokens(content) + toolCalls.reduce((sum, c) => sum + countTokens(JSON.stringify(c.input)), 0);
     const model = String(body.model);
     const stream = body.stream === true;
 
     if (api === 'openai') {
       const id = `chatcmpl-fake-${n}`;
       const created = Math.floor(Date.now() / 1000);
-      const finishReason = truncated ? 'length' : 'stop';
+      const finishReason = truncated ? 'length' : toolCalls.length > 0 ? 'tool_calls' : 'stop';
+      const openaiCalls = toolCalls.map((c, i) => ({ id: c.id ?? `call_${n}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } }));
       const usage = {
         prompt_tokens: inputTokens,
         completion_tokens: outputTokens,
@@ -938,7 +959,14 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
           object: 'chat.completion',
           created,
           model,
-          choices: [{ index: 0, message: { role: 'assistant', content, refusal: null, annotations: [] }, logprobs: null, finish_reason: finishReason }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: content === '' && openaiCalls.length > 0 ? null : content, refusal: null, annotations: [], ...(openaiCalls.length > 0 ? { tool_calls: openaiCalls } : {}) },
+              logprobs: null,
+              finish_reason: finishReason,
+            },
+          ],
           usage,
           service_tier: 'default',
           system_fingerprint: 'fp_fake',
@@ -952,6 +980,10 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
       startSse();
       chunk([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]);
       for (const part of chunksOf(content)) chunk([{ index: 0, delta: { content: part }, logprobs: null, finish_reason: null }]);
+      openaiCalls.forEach((call, index) => {
+        chunk([{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, logprobs: null, finish_reason: null }]);
+        for (const part of chunksOf(call.function.arguments)) chunk([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: part } }] }, logprobs: null, finish_reason: null }]);
+      });
       chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }]);
       if (includeUsage) chunk([], { usage });
       sseEnd('data: [DONE]\n\n');
@@ -960,7 +992,8 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
 
     // Anthropic messages.
     const id = `msg_fake_${String(n).padStart(16, '0')}`;
-    const stopReason = truncated ? 'max_tokens' : 'end_turn';
+    const stopReason = truncated ? 'max_tokens' : toolCalls.length > 0 ? 'tool_use' : 'end_turn';
+    const toolUses = toolCalls.map((c, i) => ({ type: 'tool_use', id: c.id ?? `toolu_${n}_${i}`, name: c.name, input: c.input }));
     const usage = {
       input_tokens: inputTokens,
       output_tokens: outputTokens,
@@ -973,7 +1006,10 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
       output_tokens_details: null,
       speed: null,
     };
-    const contentBlocks = content === '' && behaviour.kind === 'empty' ? [] : [{ type: 'text', text: content, citations: null }];
+    const contentBlocks: Record<string, unknown>[] = [
+      ...((content === '' && behaviour.kind === 'empty') || (content === '' && toolUses.length > 0) ? [] : [{ type: 'text', text: content, citations: null }]),
+      ...toolUses,
+    ];
     const message = {
       id,
       type: 'message',
@@ -994,13 +1030,20 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     startSse();
     sseEvent('message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 0 } } });
     sseEvent('ping', { type: 'ping' });
-    if (contentBlocks.length) {
-      sseEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } });
-      for (const part of chunksOf(content)) {
-        sseEvent('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: part } });
+    contentBlocks.forEach((block, index) => {
+      if (block.type === 'tool_use') {
+        sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } });
+        for (const part of chunksOf(JSON.stringify(block.input))) {
+          sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: part } });
+        }
+      } else {
+        sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '', citations: null } });
+        for (const part of chunksOf(content)) {
+          sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: part } });
+        }
       }
-      sseEvent('content_block_stop', { type: 'content_block_stop', index: 0 });
-    }
+      sseEvent('content_block_stop', { type: 'content_block_stop', index });
+    });
     sseEvent('message_delta', {
       type: 'message_delta',
       delta: { stop_reason: stopReason, stop_sequence: null, stop_details: null },
