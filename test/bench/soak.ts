@@ -304,14 +304,25 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
       else if (status >= 500) s.s5xx++
       else s.s4xx++
     }
+    /** The first few non-2xx answers per operation and status, printed at the end. */
+    const errorSamples = new Map<string, { count: number; first: string[] }>()
+    const sampleError = (op: Op, status: number | 'network', text: string) => {
+      const key = `${op} ${status}`
+      const e = errorSamples.get(key) ?? { count: 0, first: [] }
+      e.count++
+      if (e.first.length < 3) e.first.push(text.slice(0, 300))
+      errorSamples.set(key, e)
+    }
     const timed = async (op: Op, fn: () => Promise<{ status: number; headers: Record<string, unknown>; text: string }>) => {
       const t0 = performance.now()
       try {
         const r = await fn()
         record(op, performance.now() - t0, r.status)
+        if (r.status < 200 || r.status >= 300) sampleError(op, r.status, r.text)
         return r
       } catch (err) {
         record(op, performance.now() - t0, 'network')
+        sampleError(op, 'network', String(err))
         return { status: 0, headers: {}, text: String(err) }
       }
     }
@@ -641,7 +652,11 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
     const minutes = rows.length
     const all = (k: keyof Omit<OpStats, 'latencies'>) => OPS.reduce((n, op) => n + byOp[op][k], 0)
     console.log(`\nWhole soak (${SOAK_SECONDS} s, ${minutes} windows): ${totals.offered} requests offered, ${all('ok')} 2xx, 429: ${all('s429')}, 5xx: ${all('s5xx')}, other 4xx: ${all('s4xx')}, network: ${all('network')}, not sent (driver backlog): ${totals.notSent}`)
-    for (const op of OPS) console.log(`- ${op}: ${byOp[op].ok} 2xx, p99 ${p99(byOp[op].latencies).toFixed(0)} ms over the soak`)
+    for (const op of OPS) {
+      const o = byOp[op]
+      console.log(`- ${op}: ${o.ok} 2xx, p99 ${p99(o.latencies).toFixed(0)} ms over the soak; 429: ${o.s429}, 5xx: ${o.s5xx}, other 4xx: ${o.s4xx}, network: ${o.network}`)
+    }
+    for (const [key, e] of errorSamples) console.log(`  non-2xx (whole run, peak phase included): ${key} × ${e.count}, e.g. ${e.first.map((t) => JSON.stringify(t)).join(' | ')}`)
     console.log(
       `retained (V8 heap used after a full GC): before the soak ${retainedBefore.heap.toFixed(0)} MB (RSS ${retainedBefore.rss.toFixed(0)} MB), after it ${retainedAfter.heap.toFixed(0)} MB (RSS ${retainedAfter.rss.toFixed(0)} MB)`,
     )
