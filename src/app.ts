@@ -3,7 +3,7 @@
  * the tests both call it. Infrastructure lives in src/plugins, routes in routes/.
  */
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify'
 import { validatorCompiler } from 'fastify-type-provider-zod'
 import browseRoutes from '../routes/browse.ts'
 import checkpointRoutes from '../routes/checkpoints.ts'
@@ -23,6 +23,7 @@ import inputGuardsPlugin from './plugins/input-guards.ts'
 import metricsPlugin from './plugins/metrics.ts'
 import providersPlugin from './plugins/providers.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
+import securityHeadersPlugin from './plugins/security-headers.ts'
 import { fastSerializerCompiler } from './plugins/serializer.ts'
 import sessionsPlugin from './plugins/sessions.ts'
 import swaggerPlugin from './plugins/swagger.ts'
@@ -32,6 +33,8 @@ import uiPlugin from './plugins/ui.ts'
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config
+    /** Every route as registered (HEAD included), in order: what test/security.test.ts checks each rule against. */
+    routeInventory: readonly RouteOptions[]
   }
 }
 
@@ -52,7 +55,13 @@ export const LOG_REDACT_PATHS = [
   '*.apiKey',
   '*.ANTHROPIC_API_KEY',
   '*.OPENAI_API_KEY',
+  '*.METRICS_TOKEN',
 ]
+
+/** The default logger: pino JSON at LOG_LEVEL, credentials redacted. */
+export function loggerOptions(config: Config): { level: string; redact: { paths: string[]; censor: string } } {
+  return { level: config.LOG_LEVEL, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } }
+}
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
 
@@ -67,8 +76,18 @@ export const MAX_PARAM_LENGTH = 600
 export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   const { config } = opts
   const app = Fastify({
-    logger: opts.logger ?? { level: config.LOG_LEVEL, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } },
+    logger: opts.logger ?? loggerOptions(config),
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // A request (headers and body) must arrive within REQUEST_TIMEOUT_MS, else a 408
+    // (fastify's default, 0, lets a slow client hold a connection and its buffer for
+    // ever). Node enforces it only while headersTimeout is no longer (else a body may
+    // trickle for headersTimeout, 60 s), and checks every connectionsCheckingInterval:
+    // a quarter of the timeout, at most 30 s.
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: Math.min(60_000, config.REQUEST_TIMEOUT_MS),
+      connectionsCheckingInterval: Math.min(30_000, Math.ceil(config.REQUEST_TIMEOUT_MS / 4)),
+    },
     // Honour a caller's request id (so agents can correlate), else make one.
     genReqId: (req) => {
       const given = req.headers['x-request-id']
@@ -89,10 +108,15 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id)
   })
   // Swagger UI's own routes are public and not rate limited.
+  const routes: RouteOptions[] = []
+  app.decorate('routeInventory', routes)
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), auth: false, rateLimit: false }
+    routes.push(route)
   })
 
+  // First, so that every response carries the headers (a 503 while closing, a 401, a 404).
+  await app.register(securityHeadersPlugin)
   await app.register(errorsPlugin)
   await app.register(inputGuardsPlugin)
   await app.register(databasePlugin, { config, database: opts.database })

@@ -53,6 +53,13 @@ export const configSchema = z.object({
   RATE_LIMIT_WINDOW_MS: int(60_000, 1000),
   /** Grace period for in-flight requests on SIGTERM/SIGINT. */
   SHUTDOWN_TIMEOUT_MS: int(10_000, 100),
+  /** A request's headers and body must arrive within this many ms, else a 408. */
+  REQUEST_TIMEOUT_MS: int(120_000, 1000),
+  /**
+   * Set: GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (an API key does not
+   * open it). Unset: /metrics is public; restrict it at the network level.
+   */
+  METRICS_TOKEN: optionalString.pipe(z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional()),
 
   DEFAULT_MODEL: z.string().min(1).default('gpt-4o'),
   UNKNOWN_MODEL_CONTEXT_LIMIT: int(128_000, 1000),

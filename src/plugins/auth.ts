@@ -3,7 +3,7 @@
  * While no key exists the service runs open, as the single `default` tenant; once a
  * key exists (even created by another process) keys are required for good.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError } from '../errors.ts'
 import { activeKeyCount, DEFAULT_TENANT_NAME, ensureTenant, findTenantByKey, hashApiKey, type AuthenticatedTenant } from '../tenancy/api-keys.ts'
@@ -72,7 +72,7 @@ export default fp(
     }
     app.decorateRequest('tenant', null as unknown as AuthenticatedTenant)
 
-    app.addHook('onRequest', async (req: FastifyRequest) => {
+    app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
       if (req.routeOptions.config?.auth === false || req.routeOptions.url === undefined) return
       if (await authOpenMode()) {
         req.tenant = openTenant
@@ -82,7 +82,10 @@ export default fp(
       const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
       const tenant = match ? await lookUpKey(match[1]!) : undefined
       // One answer for missing, malformed, unknown and revoked keys: no hint of what exists.
-      if (!tenant) throw new ApiError(401, 'unauthorized', 'missing or invalid API key (send Authorization: Bearer <key>)')
+      if (!tenant) {
+        reply.header('www-authenticate', 'Bearer')
+        throw new ApiError(401, 'unauthorized', 'missing or invalid API key (send Authorization: Bearer <key>)')
+      }
       req.tenant = tenant
     })
   },

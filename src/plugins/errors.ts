@@ -13,6 +13,7 @@ import { ApiError, type ErrorIssue } from '../errors.ts'
 import { MessageFormatError } from '../engine/messages/errors.ts'
 import { CompactionError } from '../engine/compaction/compact.ts'
 import { SummarizerSelectionError } from '../providers/summarizer-clients.ts'
+import { PRE_ROUTING_HEADERS } from './security-headers.ts'
 import { lingerOverOversizedBody } from './input-guards.ts'
 
 /** `/messages/3/role` under `body` → `body.messages[3].role`. */
@@ -44,7 +45,8 @@ function validationIssues(validation: { instancePath: string; message?: string; 
  */
 export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   const requestId = req.id
-  reply.header('x-request-id', requestId)
+  // No hook runs for these: the security headers are set here.
+  reply.headers(PRE_ROUTING_HEADERS).header('x-request-id', requestId)
   switch (err.code) {
     case 'FST_ERR_BAD_URL':
       reply.code(400).send({ error: 'bad_url', message: 'the URL is not valid: a percent-encoded sequence does not decode', requestId })
@@ -74,8 +76,11 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
   const body = JSON.stringify({ error, message, requestId })
   this.log.debug({ err: { code: err.code, message: err.message }, requestId }, 'client error')
   if (socket.writable) {
+    const headers = Object.entries(PRE_ROUTING_HEADERS)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('')
     socket.write(
-      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nx-request-id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${headers}x-request-id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     )
   }
   socket.destroy(err)

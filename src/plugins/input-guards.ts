@@ -7,6 +7,7 @@
  * Both are 400 `{ error, message, issues, requestId }` through the error handler. Bodies
  * are JSON only: any other content type is a 415.
  */
+import { Socket } from 'node:net'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { z } from 'zod'
@@ -122,7 +123,9 @@ export function oversizedDrainBytes(bodyLimit: number): number {
 export function lingerOverOversizedBody(req: FastifyRequest, reply: FastifyReply, bodyLimit: number): void {
   const raw = req.raw
   const socket = raw.socket
-  if (raw.complete || !socket || socket.destroyed) return
+  // Only a real connection lingers: inject()'s stand-in socket has nothing to drain and no
+  // destroy() (the timer below threw in any test process alive 10 s after a 413).
+  if (raw.complete || !(socket instanceof Socket) || socket.destroyed) return
   const maxBytes = oversizedDrainBytes(bodyLimit)
   const declared = Number(raw.headers['content-length'])
   if (Number.isFinite(declared) && declared > maxBytes) return // fastify's Connection: close stays

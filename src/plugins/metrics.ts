@@ -9,11 +9,13 @@
  * includes CompactionMetrics); AppMetrics implements them and the app's wiring passes
  * `app.metrics` in, so each app counts only its own work.
  */
-import type { FastifyInstance } from 'fastify'
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { sql, type Kysely } from 'kysely'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Database } from '../db/schema.ts'
+import { ApiError } from '../errors.ts'
 import type { SessionMetrics } from '../sessions/metrics.ts'
 
 export interface AppMetrics extends SessionMetrics {
@@ -172,12 +174,27 @@ export default fp(
       metrics.httpDuration.observe({ method: req.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000)
     })
 
+    // Operator-only: an API key (a tenant's credential) never opens it; METRICS_TOKEN does.
+    const token = app.config.METRICS_TOKEN
+    if (!token) {
+      app.addHook('onReady', async () => {
+        if (!(await app.authOpenMode())) app.log.warn('GET /metrics is public: set METRICS_TOKEN or restrict it at the network level')
+      })
+    }
     app.get('/metrics', {
       config: { auth: false, rateLimit: false },
       schema: {
         tags: ['health'],
         summary: 'Prometheus metrics: summary updates, queue, compactions, HTTP latency',
-        description: 'Prometheus text exposition format. Not authenticated and not rate limited; restrict it at the network level. See docs/operations.md.',
+        description:
+          'Prometheus text exposition format, not rate limited. With METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>` (an API key is a 401); unset, it is public: restrict it at the network level. It holds totals only, no tenant, session or content. See docs/operations.md.',
+        security: [{ metricsToken: [] }],
+      },
+      onRequest: async (req, reply) => {
+        if (token && !bearerIs(req, token)) {
+          reply.header('www-authenticate', 'Bearer realm="metrics"')
+          throw new ApiError(401, 'unauthorized', 'missing or invalid metrics token (send Authorization: Bearer <METRICS_TOKEN>)')
+        }
       },
       handler: async (_req, reply) => {
         const body = await metrics.registry.metrics()
@@ -185,5 +202,14 @@ export default fp(
       },
     })
   },
-  { name: 'metrics', dependencies: ['database'] },
+  { name: 'metrics', dependencies: ['database', 'auth'] },
 )
+
+/** Whether the request's bearer token is `secret`, compared in constant time. */
+function bearerIs(req: FastifyRequest, secret: string): boolean {
+  const header = req.headers.authorization
+  const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
+  if (!match) return false
+  const digest = (s: string) => createHash('sha256').update(s).digest()
+  return timingSafeEqual(digest(match[1]!), digest(secret))
+}

@@ -6,6 +6,9 @@ import fp from 'fastify-plugin'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
 import type { Config } from '../config.ts'
 
+/** Where Swagger UI and the OpenAPI document (`/docs/json`) are served. */
+export const DOCS_ROUTE_PREFIX = '/docs'
+
 export const API_DESCRIPTION = `compactd keeps LLM agents inside their context window.
 
 POST your message array (OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK format; detected automatically) to estimate its tokens, and to compact it to a budget.
@@ -21,7 +24,10 @@ export default fp(
         openapi: '3.1.0',
         info: { title: 'compactd', version: '0.1.0', description: API_DESCRIPTION },
         components: {
-          securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key from `npm run key:create`.' } },
+          securitySchemes: {
+            bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key from `npm run key:create`.' },
+            metricsToken: { type: 'http', scheme: 'bearer', description: 'The METRICS_TOKEN of the server (GET /metrics only; public while it is unset).' },
+          },
         },
         security: [{ bearerAuth: [] }],
         tags: [
@@ -35,7 +41,7 @@ export default fp(
       transformObject: jsonSchemaTransformObject,
     })
     if (opts.config.DOCS_ENABLED) {
-      await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
+      await app.register(swaggerUi, { routePrefix: DOCS_ROUTE_PREFIX, uiConfig: { docExpansion: 'list', deepLinking: true } })
     }
   },
   { name: 'swagger' },
