@@ -97,8 +97,9 @@ const UTF16_MARK = Buffer.from([0xff])
  * (the counter's id, the cache's scope, role, name, and each part's type and counted
  * text), each field length-prefixed so that no two messages share an input. Undefined
  * when the counter has no cache or id, or the message is too short to be worth it
- * (`minChars`, by default CACHE_MIN_CHARS of the counter's method). Text with a lone surrogate is hashed as UTF-16, since UTF-8 would
- * turn every lone surrogate into the same U+FFFD.
+ * (`minChars`, by default CACHE_MIN_CHARS of the counter's method). Text with a lone
+ * surrogate is hashed as UTF-16, since UTF-8 would turn every lone surrogate into the
+ * same U+FFFD.
  */
 export function messageCacheKey(message: CanonicalMessage, counter: TokenCounter, minChars = CACHE_MIN_CHARS[counter.method]): string | undefined {
   const cache = counter.cache
