@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+/**
+ * The `compactd` command (bin/compactd.mjs runs this file, or its build
+ * dist/cli/compactd.js): estimate, compact and import against a server or in-process,
+ * and the Claude Code hooks. docs/integrations.md has examples.
+ */
+import type { Io } from './compactd/io.ts'
+import { main } from './compactd/main.ts'
+
+const io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }
+process.exitCode = await main(process.argv.slice(2), io)
