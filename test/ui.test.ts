@@ -5,7 +5,8 @@
  * summary versions (the diff shows the changed line), each loaded in under a second;
  * the compaction preview (a masked tool result coloured as such, the summary shown);
  * the key prompt when keys exist; no CSP violation and no script error anywhere.
- * Screenshots go to docs/img/ (the README shows them).
+ * Screenshots go to docs/img/ (the README shows them) when UPDATE_SCREENSHOTS=1, so a test run
+ * does not rewrite tracked files; otherwise they go to the OS temp directory.
  *
  * No chromium (CHROMIUM_PATH, else /usr/bin/chromium): the tests skip and say so. The
  * UI bundle (dist/ui) is built first when missing.
@@ -15,6 +16,7 @@ import type { InjectOptions } from 'fastify'
 import fs from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import os from 'node:os'
 import t from 'tap'
 import { uiBuildDir } from '../src/plugins/ui.ts'
 import { createApiKey } from '../src/tenancy/api-keys.ts'
@@ -28,7 +30,7 @@ const SKIP = executablePath
   : `no chromium found (${CANDIDATES.join(', ')}): install Debian's package (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH; browser tests skipped`
 if (!executablePath) console.log(`# ${SKIP}`)
 
-const IMG = new URL('../docs/img/', import.meta.url)
+const IMG = process.env.UPDATE_SCREENSHOTS === '1' ? new URL('../docs/img/', import.meta.url) : new URL(`file://${os.tmpdir()}/compactd-ui-shots-${process.pid}/`)
 const LOAD_BUDGET_MS = 1000
 
 type Message = Record<string, unknown>
