@@ -129,7 +129,8 @@ function parseResponse(text: string): { status: number; headers: Record<string, 
 
 t.test('a body over BODY_LIMIT_BYTES: the 413 JSON reaches a client that is still sending, and the connection stays usable', async (t) => {
   const limit = 64 * 1024
-  const { app } = await buildTestApp(t, { config: { BODY_LIMIT_BYTES: limit } })
+  // No compute threads: listening would start and warm them, and this test needs none.
+  const { app } = await buildTestApp(t, { config: { BODY_LIMIT_BYTES: limit, COMPUTE_THREADS: 0 } })
   const port = await listen(app)
   // 8 MB: more than the socket buffers hold, so the client is still writing when the 413 goes out.
   const big = JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(8 * 1024 * 1024) }] })

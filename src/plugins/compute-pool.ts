@@ -1,6 +1,7 @@
 /**
- * The compute pool (issue 11): CPU-heavy work — compaction, and the background worker's
- * rolling-summary updates — runs in worker threads (piscina), so the event loop keeps
+ * The compute pool (issue 11): CPU-heavy work — compaction, counting large /estimate
+ * bodies, and the background worker's rolling-summary updates — runs in worker threads
+ * (piscina, at nice +COMPUTE_THREAD_NICE), so the event loop keeps
  * answering /healthz, summary reads and appends while 135 ms compactions run, and the
  * other cores work. `app.compute.run(task, input, { signal, bytes })`:
  *
@@ -17,7 +18,8 @@
  *
  * The tasks themselves (src/services/compute-tasks.ts) are pure; only structured-cloneable
  * data crosses (requests, options, results), never a function: the llm strategy, whose
- * summarizer is a provider client, stays on the event loop. The pool and its threads
+ * summarizer is a provider client, stays on the event loop, as does /estimate's `provider`
+ * method (an Anthropic call). The pool and its threads
  * start with the first pooled task, or when the server listens (warm()), so an app that
  * is only inject()ed in tests starts no thread. Metrics: docs/operations.md.
  */
@@ -115,6 +117,7 @@ export class ComputePool implements ComputeRunner {
   private meanTaskSeconds = 0.25
   private readonly counts = { completed: 0, inline: 0, cancelled: 0, overloaded: 0 }
   private readonly metrics: ReturnType<typeof createPoolMetrics> | undefined
+  private readonly children = new Map<string, { tasks: { inc(): void }; duration: { observe(v: number): void } }>()
 
   constructor(opts: ComputePoolOptions) {
     this.config = opts.config
@@ -281,8 +284,14 @@ export class ComputePool implements ComputeRunner {
   }
 
   private finished(task: TaskName, where: Where, outcome: 'ok' | 'error', seconds: number): void {
-    this.metrics?.tasks.inc({ task, where, outcome })
-    this.metrics?.duration.observe({ task, where }, seconds)
+    if (!this.metrics) return
+    // Label children made once: every small /estimate passes here (inline), and looking
+    // labels up by object costs a few µs a call.
+    const key = `${task} ${where} ${outcome}`
+    let child = this.children.get(key)
+    if (!child) this.children.set(key, (child = { tasks: this.metrics.tasks.labels(task, where, outcome), duration: this.metrics.duration.labels(task, where) }))
+    child.tasks.inc()
+    child.duration.observe(seconds)
   }
 
   private cancelled(task: TaskName): void {
