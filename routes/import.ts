@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { importLog, ImportError } from '../src/engine/import/index.ts'
-import { ApiError, standardErrorResponses } from '../src/errors.ts'
+import { standardErrorResponses } from '../src/errors.ts'
+import { clientGoneSignal, contentLength } from '../src/plugins/compute-pool.ts'
 
 const SOURCES = ['claude-code', 'codex', 'gemini-cli', 'pi', 'swe-agent'] as const
 
@@ -115,13 +115,13 @@ export default async function importRoutes(app: FastifyInstance) {
       body: importBody,
       response: { 200: importResponse, ...standardErrorResponses },
     },
-    handler: async (req) => {
-      const { log, source, format, scope } = req.body
+    handler: async (req, reply) => {
+      // Reading a large log is CPU work: the compute pool (a small one stays inline).
+      const gone = clientGoneSignal(reply)
       try {
-        return importLog(log, { source, format, scope })
-      } catch (err) {
-        if (err instanceof ImportError) throw new ApiError(400, 'invalid_log', err.message, [{ path: `body.${err.field}`, message: err.message.replace(/^\w+: /, '') }])
-        throw err
+        return await app.compute.run('import', req.body, { signal: gone.signal, bytes: contentLength(req) })
+      } finally {
+        gone.done()
       }
     },
   })

@@ -438,6 +438,28 @@ t.test('POST /import', async (t) => {
   t.match(out.summary.text, /Make close\(\) idempotent/, 'what Claude Code’s summary knew survives')
 })
 
+t.test('POST /import: a large log is read on a thread, with the answer the event loop gives', async (t) => {
+  const inline = await buildTestApp(t, { config: { COMPUTE_THREADS: 0 } })
+  const pooled = await buildTestApp(t, { config: { COMPUTE_THREADS: 1, COMPUTE_INLINE_MAX_BYTES: 0 } })
+  const cases: [string, object][] = [
+    ['claude-code, anthropic', { log: claudeCodeLog({ work: 40 }), format: 'anthropic' }],
+    ['pi, scope current', { log: piLog(), scope: 'current' }],
+    ['a trajectory as a value', { log: miniSweAgentTrajectory(), format: 'ai-sdk' }],
+    ['400 invalid_log: no log', { log: 'hello\nworld' }],
+    ['400 invalid_log: the wrong source', { log: codexLog(), source: 'gemini-cli' }],
+  ]
+  for (const [label, payload] of cases) {
+    const a = await inline.app.inject({ method: 'POST', url: '/import', payload })
+    const b = await pooled.app.inject({ method: 'POST', url: '/import', payload })
+    t.equal(b.statusCode, a.statusCode, `${label}: status ${a.statusCode}`)
+    const { requestId: _a, ...bodyA } = a.json()
+    const { requestId: _b, ...bodyB } = b.json()
+    t.same(bodyB, bodyA, `${label}: same body`)
+  }
+  t.equal(pooled.app.compute.stats().completed, cases.length, 'every import ran on a thread')
+  t.equal(inline.app.compute.stats().completed, 0)
+})
+
 // ---------------------------------------------------------------------------
 // The real logs (../shared/fixtures/transcripts)
 

@@ -16,6 +16,7 @@ import type { ThreadCacheStats } from '../plugins/token-cache-store.ts'
 import { computeRulesUpdate } from '../sessions/rules-update.ts'
 import { computeCompaction } from './compact.ts'
 import { estimate, type EstimateInput } from './estimate.ts'
+import { importAgentLog, type ImportRequest } from './import.ts'
 
 export const computeTasks = {
   /** POST /compact without the llm strategy: parse, compact, serialize. */
@@ -24,6 +25,8 @@ export const computeTasks = {
   summary: (config: Config, input: Parameters<typeof computeRulesUpdate>[1], _env: TaskEnv = {}) => computeRulesUpdate(config, input),
   /** POST /estimate by the tokenizer or the heuristic (`provider` calls Anthropic: it stays on the event loop). */
   estimate: (config: Config, input: EstimateInput, env: TaskEnv = {}) => estimate(config, input, NO_PROVIDER_COUNTER, env.tokenCache),
+  /** POST /import: an agent log read, converted and written in the requested format. */
+  import: (_config: Config, input: ImportRequest, _env: TaskEnv = {}) => importAgentLog(input),
 }
 
 /** In a thread there is no provider client: method `provider` never gets here (routes/estimate.ts). */
