@@ -153,7 +153,7 @@ export function inputFromArgs(args: unknown): unknown {
 
 /**
  * Appends parts to the last message when it has `role` and array content (and `canJoin`
- * says so), else pushes a new message. Returns the message's content array.
+ * says so), else pushes a new message.
  */
 export function appendParts(b: LogBuilder, role: 'user' | 'assistant' | 'tool', parts: JsonObject[], at: Pick<LogEntry, 'line' | 'path'>, canJoin: boolean): void {
   if (parts.length === 0) return
