@@ -152,12 +152,15 @@ class RoutesTest(unittest.TestCase):
 
         refresh = compactd.refresh_summary(sid)
         self.assertEqual(refresh["priority"], "high")
+        # The background worker folds the evicted exchange in (and runs the refresh): wait
+        # until nothing is queued any more, so no update races the edit below.
         deadline = time.monotonic() + 60
         summary = compactd.get_summary(sid)
-        while summary["version"] < 1 and time.monotonic() < deadline:
+        while (summary["version"] < 1 or summary["update"] is not None or summary["stale"]) and time.monotonic() < deadline:
             time.sleep(0.2)
             summary = compactd.get_summary(sid)
         self.assertGreaterEqual(summary["version"], 1, "the background worker wrote the summary")
+        self.assertIsNone(summary["update"], "and has nothing queued")
         self.assertIn("src/module1.ts", summary["text"])
 
         edited = compactd.put_summary(sid, {"baseVersion": summary["version"], "content": summary["content"] + "\n- Decided to keep one pg.Pool per process\n"})
