@@ -8,6 +8,7 @@ COMPACTD_ROOT overrides where the repository is (default: three levels above thi
 
 from __future__ import annotations
 
+import atexit
 import collections
 import json
 import os
@@ -73,6 +74,7 @@ class Service:
                         found.set()
 
         threading.Thread(target=read, daemon=True).start()
+        atexit.register(self.stop)  # also when the test process ends without its cleanups
         deadline = time.monotonic() + START_TIMEOUT
         while not found.wait(0.1):
             if self.process.poll() is not None or time.monotonic() > deadline:

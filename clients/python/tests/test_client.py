@@ -22,16 +22,9 @@ service: Optional[Service] = None
 def setUpModule() -> None:
     global service
     service = Service({"WORKER_POLL_MS": "100"})
-    try:
-        service.start()
-    except BaseException:
-        service = None
-        raise
-
-
-def tearDownModule() -> None:
-    if service is not None:
-        service.stop()
+    # Registered first: it runs even when the start fails (tearDownModule would not).
+    unittest.addModuleCleanup(service.stop)
+    service.start()
 
 
 def client(**kwargs: Any) -> Client:
@@ -253,13 +246,11 @@ class KeyAndRateLimitTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls) -> None:
         cls.keyed = Service({"RATE_LIMIT_MAX": "2", "RATE_LIMIT_WINDOW_MS": "1000", "WORKERS": "0"})
+        # Registered first: it runs even when the rest of setUpClass fails (tearDownClass would not).
+        cls.addClassCleanup(cls.keyed.stop)
         cls.keyed.start()
         # Through the running service's admin socket, as `npm run key:create` does.
         cls.key = cls.keyed.run_cli(["src/cli/key-create.ts", "--tenant", "acme"]).strip()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.keyed.stop()
 
     def setUp(self) -> None:
         time.sleep(1.1)  # a fresh rate-limit window
