@@ -220,7 +220,7 @@ const putSummaryBody = z
   .strictObject({
     content: storable(z.string().max(4_000_000))
       .describe(
-        'The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one are dated now. Must fit the session\'s summaryBudget.',
+        'The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one take the time of the newest dated item (the update\'s time when none has one). Must fit the session\'s summaryBudget.',
       ),
     baseVersion: z
       .int()

@@ -702,8 +702,8 @@ class SessionSummaryInput(TypedDict):
 class PutSummaryRequestInput(TypedDict):
     # The new summary document (markdown: "## Previously in This Session", "##
     # Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->`
-    # comments from GET; lines without one are dated now. Must fit the session's
-    # summaryBudget.
+    # comments from GET; lines without one take the time of the newest dated item (the
+    # update's time when none has one). Must fit the session's summaryBudget.
     content: str
     # The version you read (compare-and-set): when another version was written since,
     # the request fails with 409 and writes nothing. Omitted: the current version at the
@@ -1571,8 +1571,8 @@ class AppendMessagesResponse(TypedDict):
 class PutSummaryRequest(TypedDict):
     # The new summary document (markdown: "## Previously in This Session", "##
     # Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->`
-    # comments from GET; lines without one are dated now. Must fit the session's
-    # summaryBudget.
+    # comments from GET; lines without one take the time of the newest dated item (the
+    # update's time when none has one). Must fit the session's summaryBudget.
     content: str
     # The version you read (compare-and-set): when another version was written since,
     # the request fails with 409 and writes nothing. Omitted: the current version at the

@@ -3101,7 +3101,7 @@ export interface components {
          *     }
          */
         PutSummaryRequestInput: {
-            /** @description The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one are dated now. Must fit the session's summaryBudget. */
+            /** @description The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one take the time of the newest dated item (the update's time when none has one). Must fit the session's summaryBudget. */
             content: string;
             /** @description The version you read (compare-and-set): when another version was written since, the request fails with 409 and writes nothing. Omitted: the current version at the time of the write. */
             baseVersion?: number;
@@ -4470,7 +4470,7 @@ export interface components {
          *     }
          */
         PutSummaryRequest: {
-            /** @description The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one are dated now. Must fit the session's summaryBudget. */
+            /** @description The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one take the time of the newest dated item (the update's time when none has one). Must fit the session's summaryBudget. */
             content: string;
             /** @description The version you read (compare-and-set): when another version was written since, the request fails with 409 and writes nothing. Omitted: the current version at the time of the write. */
             baseVersion?: number;
