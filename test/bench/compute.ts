@@ -17,9 +17,8 @@
  * trip, and what the event loop itself spends on a pooled task (the structured clones of
  * the input and of the result).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -30,9 +29,9 @@ import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/databases.ts'
 import { syntheticConversation, type ChatMessage } from './conversation.ts'
 import { largestConversation } from './engine.ts'
 import { BENCH_DURATION_S, load, type LoadResult } from './http.ts'
+import { freePort, runChild, type ChildResult } from './sessions.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
-const CHILD = path.resolve(import.meta.dirname, 'load-child.mjs')
 const FIXTURES = path.resolve(ROOT, '../shared/fixtures/conversations')
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 /** Offered rate of each latency probe (/healthz, the summary read), requests per second. */
@@ -52,42 +51,7 @@ export function largestByTokens(): { name: string; messages: ChatMessage[] } {
 // ---------------------------------------------------------------------------
 // Child processes: the service, and autocannon (load-child.mjs)
 
-interface ChildResult {
-  requestsPerSec: number
-  total: number
-  p50Ms: number
-  p99Ms: number
-  maxMs: number
-  non2xx: number
-  errors: number
-}
 
-interface LoadConfig {
-  origin: string
-  paths: string[]
-  method: 'GET' | 'POST'
-  body?: unknown
-  connections: number
-  duration: number
-  overallRate?: number
-}
-
-function runLoad(cfg: LoadConfig): Promise<ChildResult> {
-  return new Promise((resolve, reject) =>
-    execFile(process.execPath, [CHILD, JSON.stringify(cfg)], { maxBuffer: 16 * 1024 * 1024 }, (err, out) => (err ? reject(err) : resolve(JSON.parse(out) as ChildResult))),
-  )
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 interface Service {
   name: string
@@ -178,7 +142,7 @@ interface RoundResult {
 
 async function measure(t: Target, body: unknown): Promise<RoundResult> {
   const { origin } = t.service
-  const probe = (paths: string[]) => runLoad({ origin, paths, method: 'GET', connections: 2, duration: BENCH_DURATION_S, overallRate: PROBE_RATE })
+  const probe = (paths: string[]) => runChild({ origin, paths, method: 'GET', connections: 2, duration: BENCH_DURATION_S, overallRate: PROBE_RATE })
   // autocannon's CLI (the body is too large for load-child's argv).
   const compactLoad = (connections: number, duration = BENCH_DURATION_S) => load(`${connections} conns`, `${origin}/compact`, body, { connections, duration })
   const [idleHealth, idleSummary] = await Promise.all([probe(['/healthz']), probe(t.summaryPaths)])

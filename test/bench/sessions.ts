@@ -35,7 +35,8 @@ const READ_RATE = Number(process.env.BENCH_READ_RATE ?? 500)
 const APPEND_RATE = Number(process.env.BENCH_APPEND_RATE ?? 100)
 const CHILD = path.resolve(import.meta.dirname, 'load-child.mjs')
 
-interface ChildResult {
+/** What load-child.mjs (autocannon in a child process) reports; test/bench/compute.ts uses it too. */
+export interface ChildResult {
   requestsPerSec: number
   total: number
   p50Ms: number
@@ -45,7 +46,7 @@ interface ChildResult {
   errors: number
 }
 
-interface ChildConfig {
+export interface ChildConfig {
   origin: string
   paths: string[]
   method: 'GET' | 'POST'
@@ -55,7 +56,7 @@ interface ChildConfig {
   overallRate?: number
 }
 
-function runChild(cfg: ChildConfig): Promise<ChildResult> {
+export function runChild(cfg: ChildConfig): Promise<ChildResult> {
   return new Promise((resolve, reject) =>
     execFile(process.execPath, [CHILD, JSON.stringify(cfg)], { maxBuffer: 16 * 1024 * 1024 }, (err, out) => (err ? reject(err) : resolve(JSON.parse(out) as ChildResult))),
   )
