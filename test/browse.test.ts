@@ -10,23 +10,8 @@ import t from 'tap'
 import { createApiKey } from '../src/tenancy/api-keys.ts'
 import { UI_CSP } from '../src/plugins/ui.ts'
 import { buildTestApp } from './helpers/build.ts'
-import { exchange, type Message } from './helpers/session-conversations.ts'
+import { exchange, toolConversation } from './helpers/session-conversations.ts'
 
-function toolConversation(turns: number, seed = 0): Message[] {
-  const out: Message[] = [
-    { role: 'system', content: 'You are a coding agent.' },
-    { role: 'user', content: 'Read the files and fix the failing test.' },
-  ]
-  for (let i = 0; i < turns; i++) {
-    const id = `c${seed}_${i}`
-    out.push(
-      { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `src/f${i}.ts` }) } }] },
-      { role: 'tool', tool_call_id: id, content: `// src/f${i}.ts\n${'export const value = compute(input, options);\n'.repeat(60)}` },
-    )
-  }
-  out.push({ role: 'assistant', content: 'Done reading.' }, { role: 'user', content: 'Now fix it.' })
-  return out
-}
 
 t.test('GET /sessions lists sessions and compaction series with their counters; search, sort and pages', async (t) => {
   const { app } = await buildTestApp(t, { config: { COMPACTION_MAX_CHECKPOINTS: 1000 } })

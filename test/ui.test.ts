@@ -21,7 +21,7 @@ import t from 'tap'
 import { uiBuildDir } from '../src/plugins/ui.ts'
 import { createApiKey } from '../src/tenancy/api-keys.ts'
 import { buildTestApp } from './helpers/build.ts'
-import { exchange } from './helpers/session-conversations.ts'
+import { exchange, toolConversation } from './helpers/session-conversations.ts'
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((p): p is string => !!p)
 const executablePath = CANDIDATES.find((p) => fs.existsSync(p))
@@ -33,23 +33,8 @@ if (!executablePath) console.log(`# ${SKIP}`)
 const IMG = process.env.UPDATE_SCREENSHOTS === '1' ? new URL('../docs/img/', import.meta.url) : new URL(`file://${os.tmpdir()}/compactd-ui-shots-${process.pid}/`)
 const LOAD_BUDGET_MS = 1000
 
-type Message = Record<string, unknown>
+const UI_TASK = 'Read the files and fix the failing test in src/f0.ts.'
 
-function toolConversation(turns: number, seed = 0): Message[] {
-  const out: Message[] = [
-    { role: 'system', content: 'You are a coding agent.' },
-    { role: 'user', content: 'Read the files and fix the failing test in src/f0.ts.' },
-  ]
-  for (let i = 0; i < turns; i++) {
-    const id = `c${seed}_${i}`
-    out.push(
-      { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `src/f${i}.ts` }) } }] },
-      { role: 'tool', tool_call_id: id, content: `// src/f${i}.ts\n${'export const value = compute(input, options);\n'.repeat(60)}` },
-    )
-  }
-  out.push({ role: 'assistant', content: 'Done reading.' }, { role: 'user', content: 'Now fix it.' })
-  return out
-}
 
 async function pool<T>(items: T[], n: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
   let next = 0
@@ -88,7 +73,7 @@ t.test('the dashboard in chromium', { skip: SKIP }, async (t) => {
   summary = (await ok({ method: 'PUT', url: '/sessions/ui-rolling/summary', payload: { baseVersion: summary.version, content: edited } })).json()
   t.equal(summary.version, 50)
   // A compaction series of 200 checkpoints.
-  const convs = Array.from({ length: 4 }, (_, k) => toolConversation(12, k))
+  const convs = Array.from({ length: 4 }, (_, k) => toolConversation(12, k, UI_TASK))
   await pool(Array.from({ length: 200 }, (_, i) => i), 4, async (i) => {
     const res = await ok({ method: 'POST', url: '/compact', payload: { messages: convs[i % 4], targetTokens: 3000, keepRecent: 2, sessionId: 'ui-series-200' } })
     if (!res.json().checkpoint) throw new Error('no checkpoint stored')
@@ -195,7 +180,7 @@ t.test('the dashboard in chromium', { skip: SKIP }, async (t) => {
   await t.test('preview: a masked tool result is coloured as masked, summarised messages as such, and the summary is shown; nothing stored', async (t) => {
     const before = (await ok({ method: 'GET', url: '/sessions?limit=1' })).json().total
     await page.goto(`${base}/ui/#/preview`)
-    await page.getByLabel(/^Conversation/).fill(JSON.stringify(toolConversation(40)))
+    await page.getByLabel(/^Conversation/).fill(JSON.stringify(toolConversation(40, 0, UI_TASK)))
     await page.getByLabel('Budget (tokens)').fill('4000')
     await page.getByLabel('keepRecent').fill('2')
     await page.getByRole('button', { name: 'Preview' }).click()

@@ -45,3 +45,20 @@ export function splitPairs(messages: readonly Message[]): string[] {
   }
   return [...new Set([...[...calls].filter((c) => !results.has(c)), ...[...results].filter((r) => !calls.has(r))])]
 }
+
+/** An agent reading `turns` files, one tool call each, then asked to fix: browse and dashboard tests. */
+export function toolConversation(turns: number, seed = 0, task = 'Read the files and fix the failing test.'): Message[] {
+  const out: Message[] = [
+    { role: 'system', content: 'You are a coding agent.' },
+    { role: 'user', content: task },
+  ]
+  for (let i = 0; i < turns; i++) {
+    const id = `c${seed}_${i}`
+    out.push(
+      { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `src/f${i}.ts` }) } }] },
+      { role: 'tool', tool_call_id: id, content: `// src/f${i}.ts\n${'export const value = compute(input, options);\n'.repeat(60)}` },
+    )
+  }
+  out.push({ role: 'assistant', content: 'Done reading.' }, { role: 'user', content: 'Now fix it.' })
+  return out
+}
