@@ -8,20 +8,11 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { parseSummary, SECTION_KEYS, type SummaryDocument } from '../src/engine/sessions/index.ts'
 import { buildTestApp } from './helpers/build.ts'
-import type { Message } from './helpers/session-conversations.ts'
+import { AGING_REQUESTS as REQUESTS, type Message } from './helpers/session-conversations.ts'
 
 const DAY = 86_400_000
 const FOUR_MONTHS = 120 * DAY
 
-const REQUESTS = [
-  'Build a CLI that downloads the transcripts of the videos listed in videos.txt',
-  'Never commit the API keys in .env, keep them out of every file you write.',
-  'Add retries with backoff to src/fetch.ts',
-  'Write the transcripts to out/ as one markdown file per video',
-  'Now add a --since flag to src/cli.ts',
-  'Make the summary page in out/index.html list the videos by date',
-  'Fix the crash when a video has no captions',
-]
 
 /** Seven requests, each worked on with several tool calls (long exchanges are cut into pieces); stamped from `start`, or undated. */
 function conversation(start?: number): Message[] {

@@ -62,3 +62,14 @@ export function toolConversation(turns: number, seed = 0, task = 'Read the files
   out.push({ role: 'assistant', content: 'Done reading.' }, { role: 'user', content: 'Now fix it.' })
   return out
 }
+
+/** Seven user requests, a standing constraint among them: the aging tests (engine and HTTP). */
+export const AGING_REQUESTS = [
+  'Build a CLI that downloads the transcripts of the videos listed in videos.txt',
+  'Never commit the API keys in .env, keep them out of every file you write.',
+  'Add retries with backoff to src/fetch.ts',
+  'Write the transcripts to out/ as one markdown file per video',
+  'Now add a --since flag to src/cli.ts',
+  'Make the summary page in out/index.html list the videos by date',
+  'Fix the crash when a video has no captions',
+]

@@ -17,19 +17,11 @@ import {
   type SummaryDocument,
 } from '../../../src/engine/sessions/index.ts'
 import { call, counter, DAY, HOUR, iso, msg, result, T0, text, where } from './helpers.ts'
+import { AGING_REQUESTS as REQUESTS } from '../../helpers/session-conversations.ts'
 
 const items = (doc: SummaryDocument) => SECTION_KEYS.flatMap((k) => doc.sections[k])
 const FOUR_MONTHS = 120 * DAY
 
-const REQUESTS = [
-  'Build a CLI that downloads the transcripts of the videos listed in videos.txt',
-  'Never commit the API keys in .env, keep them out of every file you write.',
-  'Add retries with backoff to src/fetch.ts',
-  'Write the transcripts to out/ as one markdown file per video',
-  'Now add a --since flag to src/cli.ts',
-  'Make the summary page in out/index.html list the videos by date',
-  'Fix the crash when a video has no captions',
-]
 
 /** Seven exchanges, one request each, a tool call and its result; stamped from `start` (ms), or undated. */
 function session(start?: number): Exchange[] {
