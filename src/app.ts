@@ -104,8 +104,10 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(fastSerializerCompiler as never)
   app.decorate('config', config)
-  app.addHook('onSend', async (req, reply) => {
+  // Set on arrival (it survives an error reply); a callback hook: no promise per request.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id)
+    done()
   })
   // Swagger UI's own routes are public and not rate limited.
   const routes: RouteOptions[] = []

@@ -300,6 +300,65 @@ t.test('/estimate: a large body is counted on a thread, with the answer the even
   t.equal(inline.app.compute.stats().completed, 0)
 })
 
+t.test('GET /sessions/:id/context: a large session is compacted on a thread, with the answer the event loop gives', async (t) => {
+  const inline = await buildTestApp(t, { config: { COMPUTE_THREADS: 0 } })
+  const pooled = await buildTestApp(t, { config: { COMPUTE_THREADS: 1, COMPUTE_INLINE_MAX_BYTES: 0 } })
+  for (const { app } of [inline, pooled]) {
+    for (const format of ['openai', 'anthropic', 'ai-sdk'] as const) {
+      const { messages, system } = session(format, 30, 2000)
+      t.equal((await app.inject({ method: 'PUT', url: `/sessions/ctx-${format}`, payload: { format, ...(system !== undefined ? { system } : {}) } })).statusCode, 201)
+      t.equal((await app.inject({ method: 'POST', url: `/sessions/ctx-${format}/messages`, payload: { messages } })).statusCode, 200)
+    }
+  }
+  const before = pooled.app.compute.stats().completed
+  const urls = [
+    ['openai, trimmed to 3,000 tokens', '/sessions/ctx-openai/context?budget=3000'],
+    ['anthropic, written as openai', '/sessions/ctx-anthropic/context?budget=4000&format=openai'],
+    ['ai-sdk, fits the default budget', '/sessions/ctx-ai-sdk/context'],
+    ['422: budget unreachable names the query parameter', '/sessions/ctx-openai/context?budget=20'],
+  ] as const
+  for (const [label, url] of urls) {
+    const a = await inline.app.inject({ method: 'GET', url })
+    const b = await pooled.app.inject({ method: 'GET', url })
+    t.equal(b.statusCode, a.statusCode, `${label}: status ${a.statusCode}`)
+    const { requestId: _a, ...bodyA } = a.json()
+    const { requestId: _b, ...bodyB } = b.json()
+    t.same(bodyB, bodyA, `${label}: same body`)
+    if (a.statusCode === 200 && label.startsWith('openai')) t.equal(a.json().compacted, true, `${label}: compacted`)
+    if (a.statusCode === 422) t.equal(a.json().issues[0].path, 'querystring.budget', `${label}: path`)
+  }
+  t.equal(pooled.app.compute.stats().completed - before, urls.length, 'every /context compaction ran on a thread')
+  t.equal(inline.app.compute.stats().completed, 0)
+  t.match((await pooled.app.inject({ method: 'GET', url: '/metrics' })).body, /compactd_compute_tasks_total\{task="context",where="pool",outcome="ok"\} 3/)
+})
+
+t.test('appends: a large batch is counted on a thread, outside the transaction, with the counts the event loop gives', async (t) => {
+  const inline = await buildTestApp(t, { config: { COMPUTE_THREADS: 0 } })
+  const pooled = await buildTestApp(t, { config: { COMPUTE_THREADS: 1, COMPUTE_INLINE_MAX_BYTES: 4096 } })
+  for (const format of ['openai', 'anthropic', 'ai-sdk'] as const) {
+    const { messages, system } = session(format, 20, 1500)
+    const payload = { messages, ...(system !== undefined ? { system } : {}) }
+    const small = { messages: [{ role: 'user', content: 'one short message' }] }
+    const results = []
+    for (const { app } of [inline, pooled]) {
+      // A session on a model without an exact tokenizer (heuristic, with its margin) and one on the default.
+      t.equal((await app.inject({ method: 'PUT', url: `/sessions/count-${format}`, payload: { model: 'claude-sonnet-4-5', windowMessages: 500, windowTokens: 1_000_000 } })).statusCode, 201)
+      const big = await app.inject({ method: 'POST', url: `/sessions/count-${format}/messages`, payload })
+      t.equal(big.statusCode, 200, big.body)
+      const again = await app.inject({ method: 'POST', url: `/sessions/count-${format}-default/messages`, payload })
+      t.equal(again.statusCode, 200, again.body)
+      const tiny = await app.inject({ method: 'POST', url: `/sessions/count-${format}-default/messages`, payload: small })
+      t.equal(tiny.statusCode, 200)
+      results.push([big.json().windowTokens, again.json().windowTokens, tiny.json().windowTokens])
+    }
+    t.same(results[1], results[0], `${format}: the same window tokens counted on a thread as on the event loop`)
+    t.ok(results[0]![0] !== results[0]![1], `${format}: each session counted by its own model`)
+  }
+  const metrics = (await pooled.app.inject({ method: 'GET', url: '/metrics' })).body
+  t.match(metrics, /compactd_compute_tasks_total\{task="append-counts",where="pool",outcome="ok"\} 6/, 'the six large appends on a thread')
+  t.match(metrics, /compactd_compute_tasks_total\{task="append-counts",where="inline",outcome="ok"\} 3/, 'the three one-message appends inline')
+})
+
 t.test('small bodies stay on the event loop (COMPUTE_INLINE_MAX_BYTES)', async (t) => {
   const { app } = await buildTestApp(t, { config: { COMPUTE_THREADS: 2, COMPUTE_INLINE_MAX_BYTES: 16_384 } })
   const small = await app.inject({ method: 'POST', url: '/compact', payload: { ...session('openai', 2, 100), force: true, targetTokens: 100_000 } })
@@ -340,7 +399,7 @@ t.test('rolling-summary updates: the pool computes what the event loop computes,
   t.equal(append.statusCode, 200, append.body)
   t.ok(append.json().evictedAwaitingSummary > 0, 'messages were evicted')
   t.ok((await app.summaryWorker.runOnce()) >= 1, 'an update ran')
-  t.ok(app.compute.stats().completed >= 1, 'on a compute thread')
+  t.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /compactd_compute_tasks_total\{task="summary",where="pool",outcome="ok"\} [1-9]/, 'on a compute thread')
   const summary = await app.inject({ method: 'GET', url: '/sessions/pooled/summary' })
   t.equal(summary.statusCode, 200)
   t.match(summary.json().content, /src\/module0\.ts/)

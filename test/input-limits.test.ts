@@ -5,7 +5,8 @@
  */
 import t, { type Test } from 'tap'
 import type { InjectOptions } from 'fastify'
-import { MAX_JSON_DEPTH } from '../src/plugins/input-guards.ts'
+import fc from 'fast-check'
+import { findTooDeep, inspectJson, isTooDeep, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, tooManyContainers } from '../src/plugins/input-guards.ts'
 import { buildTestApp } from './helpers/build.ts'
 
 interface Injected {
@@ -91,6 +92,75 @@ t.test(`the depth limit is exactly ${MAX_JSON_DEPTH} levels, counting the body a
   const system = await app.inject({ method: 'POST', url: '/estimate', headers: json, payload: `{"messages":[],"system":${nestedArrays(100)}}` })
   t.equal(system.statusCode, 400)
   t.equal(system.json().issues[0].path, 'body.system' + '[0]'.repeat(MAX_JSON_DEPTH - 1))
+})
+
+t.test('the per-request depth check (isTooDeep) and the one that names the path (findTooDeep) always agree', async (t) => {
+  // Every request pays isTooDeep; findTooDeep runs only when it says yes. A value one
+  // flags and the other misses would be a deep body let through, or a 400 with no path.
+  const max = 6
+  const { tree } = fc.letrec((tie) => ({
+    tree: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.oneof(fc.string({ maxLength: 4 }), fc.integer(), fc.constant(null), fc.json({ maxDepth: 9 })),
+      fc.array(tie('tree'), { maxLength: 3 }),
+      fc.dictionary(fc.constantFrom('a', 'b', 'input', 'content'), tie('tree'), { maxKeys: 3 }),
+    ),
+  }))
+  fc.assert(
+    fc.property(tree, (value) => {
+      const named = findTooDeep(value, max)
+      return isTooDeep(value, max) === (named !== undefined)
+    }),
+    { numRuns: 2000 },
+  )
+  // Both ways of being too deep, by a margin of one.
+  const nested = (n: number): unknown => (n === 0 ? 'leaf' : { a: nested(n - 1) })
+  t.equal(isTooDeep(nested(max), max), false, `${max} levels pass`)
+  t.equal(isTooDeep(nested(max + 1), max), true, `${max + 1} levels do not`)
+  t.equal(isTooDeep({ a: [JSON.stringify(nested(max))] }, max), false, 'JSON text within the limit on its own passes')
+  t.equal(isTooDeep({ a: [JSON.stringify(nested(max + 1))] }, max), true, 'JSON text deeper than the limit on its own does not')
+  t.equal(isTooDeep({ a: '[[[[[[[[ not JSON' }, max), false, 'brackets that are not JSON are text')
+})
+
+t.test('prototype poisoning keys are refused as fastify refused them; the same words elsewhere are fine', async (t) => {
+  t.equal(inspectJson(JSON.parse('{"a":[{"b":{"__proto__":{"x":1}}}]}')), 'poisoned', '__proto__ at any depth')
+  t.equal(inspectJson(JSON.parse('{"a":{"constructor":{"prototype":{"x":1}}}}')), 'poisoned', 'constructor.prototype')
+  t.equal(inspectJson(JSON.parse('{"constructor":"a string","prototype":1,"a":{"constructor":{"name":"x"}}}')), 'ok', 'constructor without a prototype, prototype alone')
+  t.equal(inspectJson(JSON.parse('["__proto__", {"text":"__proto__ and constructor.prototype"}]')), 'ok', 'the words as values')
+  const { app } = await buildTestApp(t)
+  const tool = (input: string) => `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"edit","input":${input}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}]}`
+  for (const [label, input] of [
+    ['__proto__ in a tool input', '{"__proto__":{"isAdmin":true}}'],
+    ['constructor.prototype in a tool input', '{"constructor":{"prototype":{"isAdmin":true}}}'],
+  ]) {
+    const res = await app.inject({ method: 'POST', url: '/estimate', headers: json, payload: tool(input!) })
+    t.equal(res.statusCode, 400, label)
+    t.equal(res.json().error, 'invalid_json', label)
+  }
+  const fine = await app.inject({ method: 'POST', url: '/estimate', headers: json, payload: tool('{"constructor":{"name":"Widget"},"text":"__proto__"}') })
+  t.equal(fine.statusCode, 200, 'a tool input naming a constructor is a tool input')
+  const empty = await app.inject({ method: 'POST', url: '/estimate', headers: json, payload: '' })
+  t.equal(empty.statusCode, 400)
+  t.same([empty.json().error, empty.json().message], ['invalid_json', 'the JSON body is empty'])
+})
+
+t.test(`a body of more than ${MAX_JSON_CONTAINERS} objects and arrays is a 413 before it is parsed; braces inside strings do not count`, async (t) => {
+  t.equal(tooManyContainers('[{},{},[]]', 3), true)
+  t.equal(tooManyContainers('[{},{},[]]', 4), false)
+  t.equal(tooManyContainers(JSON.stringify(['{{{{[[[[', 'a\\"{[']), 1), false, 'brackets in strings, escaped quotes included')
+  const { app } = await buildTestApp(t, { config: { BODY_LIMIT_BYTES: 16 * 1024 * 1024 } })
+  // ~3.3 MB of empty objects: ~70 MB of heap once parsed, ~21 × the text.
+  const bomb = `{"messages":[${'{},'.repeat(MAX_JSON_CONTAINERS)}{}]}`
+  const res = await app.inject({ method: 'POST', url: '/estimate', headers: json, payload: bomb })
+  t.equal(res.statusCode, 413)
+  const body = assertErrorShape(t, res, 'container bomb')
+  t.equal(body.error, 'payload_too_large')
+  t.match(body.message, /more than 1,000,000 JSON objects and arrays/)
+  // A large real-looking body (2 MB, braces in its text) is parsed and answered.
+  const code = 'function f() { return [{ a: 1 }, [2, 3]] }\n'.repeat(25_000)
+  const big = await app.inject({ method: 'POST', url: '/estimate', headers: json, payload: { method: 'heuristic', messages: [{ role: 'user', content: code }] } })
+  t.equal(big.statusCode, 200, 'a 1 MB message of code')
+  t.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200, 'the service stays ready')
 })
 
 t.test('session ids of 1-200 characters work on every route; longer ones are a 400 or 414 in the error shape', async (t) => {

@@ -642,6 +642,22 @@ t.test('API8 security headers on every response: every route, every error, and r
   const healthz = await app.inject({ method: 'GET', url: '/healthz' })
   const own = ['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'x-request-id']
   t.same(Object.fromEntries(Object.entries(healthz.headers).filter(([h]) => !own.includes(h))), PRE_ROUTING_HEADERS, 'PRE_ROUTING_HEADERS is exactly what an API response carries')
+  // The values (captured from helmet once at start-up): what docs/security.md promises.
+  t.match(
+    PRE_ROUTING_HEADERS,
+    {
+      'content-security-policy': API_CSP,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'no-referrer',
+      'strict-transport-security': /^max-age=\d+; includeSubDomains$/,
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-resource-policy': 'same-origin',
+    },
+    'the API headers are the documented ones',
+  )
+  t.equal(Object.keys(PRE_ROUTING_HEADERS).length, 13, 'helmet gave its eleven headers, plus the policy and cache-control')
 
   const docsCsp = /^default-src 'self';.*script-src 'self';/
   for (const route of routesOf(app)) {

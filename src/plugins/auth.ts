@@ -72,8 +72,7 @@ export default fp(
     }
     app.decorateRequest('tenant', null as unknown as AuthenticatedTenant)
 
-    app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
-      if (req.routeOptions.config?.auth === false || req.routeOptions.url === undefined) return
+    async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
       if (await authOpenMode()) {
         req.tenant = openTenant
         return
@@ -87,6 +86,17 @@ export default fp(
         throw new ApiError(401, 'unauthorized', 'missing or invalid API key (send Authorization: Bearer <key>)')
       }
       req.tenant = tenant
+    }
+
+    // A callback hook with a synchronous path for open mode while its answer is fresh (no
+    // promise per request); everything else goes through authenticate().
+    app.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+      if (req.routeOptions.config?.auth === false || req.routeOptions.url === undefined) return done()
+      if (open && Date.now() - checkedAt <= OPEN_MODE_RECHECK_MS) {
+        req.tenant = openTenant
+        return done()
+      }
+      authenticate(req, reply).then(() => done(), done)
     })
   },
   { name: 'auth', dependencies: ['database'] },

@@ -130,11 +130,13 @@ export class ComputePool implements ComputeRunner {
   }
 
   run<K extends TaskName>(task: K, input: TaskInput<K>, opts: RunOptions = {}): Promise<TaskOutput<K>> {
-    if (opts.signal?.aborted) {
+    // Inline first: such a task runs now, to the end, so it needs no signal (a lazy one is never made).
+    if (this.threads === 0 || (opts.bytes !== undefined && opts.bytes <= this.inlineMaxBytes)) return this.inline(task, input, opts.cacheScope)
+    const signal = typeof opts.signal === 'function' ? opts.signal() : opts.signal
+    if (signal?.aborted) {
       this.cancelled(task)
       return Promise.reject(clientGone())
     }
-    if (this.threads === 0 || (opts.bytes !== undefined && opts.bytes <= this.inlineMaxBytes)) return this.inline(task, input, opts.cacheScope)
     if (this.closed) return Promise.reject(new ApiError(503, 'shutting_down', 'this instance is shutting down; retry (another instance will answer)', undefined, undefined, { 'retry-after': '5' }))
     const background = opts.background === true
     const mustWait = this.paused || this.running >= this.threads
@@ -155,8 +157,7 @@ export class ComputePool implements ComputeRunner {
     }
     return new Promise<TaskOutput<K>>((resolve, reject) => {
       const entry: Pending = { task, input, queuedAt: performance.now(), background, resolve: resolve as (v: unknown) => void, reject, cacheScope: opts.cacheScope }
-      if (opts.signal) {
-        const signal = opts.signal
+      if (signal) {
         entry.signal = signal
         entry.onAbort = () => {
           const i = this.queue.indexOf(entry)
@@ -387,15 +388,28 @@ export function contentLength(req: FastifyRequest): number | undefined {
 
 /**
  * A signal that fires when the client goes away before the reply (a queued task then
- * leaves the queue); call done() once the reply is decided.
+ * leaves the queue), made on first call of signal(): a task run inline never calls it, so
+ * a small request pays for no AbortController and no listener. Call done() once the reply
+ * is decided.
  */
-export function clientGoneSignal(reply: FastifyReply): { signal: AbortSignal; done(): void } {
-  const controller = new AbortController()
-  const onClose = () => {
-    if (!reply.raw.writableEnded) controller.abort()
+export function clientGoneSignal(reply: FastifyReply): { signal(): AbortSignal; done(): void } {
+  let controller: AbortController | undefined
+  let onClose: (() => void) | undefined
+  return {
+    signal() {
+      if (!controller) {
+        const made = (controller = new AbortController())
+        onClose = () => {
+          if (!reply.raw.writableEnded) made.abort()
+        }
+        reply.raw.once('close', onClose)
+      }
+      return controller.signal
+    },
+    done() {
+      if (onClose) reply.raw.off('close', onClose)
+    },
   }
-  reply.raw.once('close', onClose)
-  return { signal: controller.signal, done: () => void reply.raw.off('close', onClose) }
 }
 
 // ---------------------------------------------------------------------------

@@ -97,9 +97,9 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
   app.addHook('preClose', async () => {
     closing = true
   })
-  app.addHook('onRequest', async (req, reply) => {
-    if (!closing) return
-    return reply
+  app.addHook('onRequest', (req, reply, done) => {
+    if (!closing) return done()
+    reply
       .code(503)
       .header('connection', 'close')
       .header('retry-after', '5')

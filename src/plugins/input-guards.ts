@@ -8,7 +8,7 @@
  * are JSON only: any other content type is a 415.
  */
 import { Socket } from 'node:net'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { z } from 'zod'
 import { ApiError, type ErrorIssue } from '../errors.ts'
@@ -75,6 +75,60 @@ function jsonTextTooDeep(s: string, max: number): boolean {
   }
 }
 
+/** What a body's one walk found: nothing, a value nested too deep, or a prototype-poisoning key. */
+export type JsonVerdict = 'ok' | 'too-deep' | 'poisoned'
+
+/**
+ * One walk over a parsed body that allocates nothing per node (no key arrays, no frames
+ * with parents): whether any value is nested deeper than `max` levels, as findTooDeep()
+ * defines it (which runs only when this says so, to name the path), and whether an object
+ * has a `__proto__` key or a `constructor` key holding a `prototype`: the keys a later
+ * object merge could turn into prototype pollution. JSON.parse makes them plain own
+ * properties; like fastify's default parser (secure-json-parse, which this replaces:
+ * the walk is needed for the depth anyway), such a body is refused.
+ */
+export function inspectJson(value: unknown, max: number = MAX_JSON_DEPTH): JsonVerdict {
+  if (typeof value === 'string') return jsonTextTooDeep(value, max) ? 'too-deep' : 'ok'
+  if (value === null || typeof value !== 'object') return 'ok'
+  const values: object[] = [value]
+  const depths: number[] = [1]
+  let verdict: JsonVerdict = 'ok'
+  while (values.length > 0) {
+    const v = values.pop()!
+    const depth = depths.pop()!
+    if (depth > max) return 'too-deep'
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const child: unknown = v[i]
+        if (typeof child === 'string') {
+          if (jsonTextTooDeep(child, max)) return 'too-deep'
+        } else if (child !== null && typeof child === 'object') {
+          values.push(child)
+          depths.push(depth + 1)
+        }
+      }
+    } else {
+      for (const key in v) {
+        const child: unknown = (v as Record<string, unknown>)[key]
+        // Recorded, not returned: a too-deep value anywhere is the more specific answer.
+        if (key === '__proto__' || (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype'))) verdict = 'poisoned'
+        if (typeof child === 'string') {
+          if (jsonTextTooDeep(child, max)) return 'too-deep'
+        } else if (child !== null && typeof child === 'object') {
+          values.push(child)
+          depths.push(depth + 1)
+        }
+      }
+    }
+  }
+  return verdict
+}
+
+/** Whether any value is nested deeper than `max` levels (inspectJson's depth half). */
+export function isTooDeep(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
+  return inspectJson(value, max) === 'too-deep'
+}
+
 /**
  * Path of the first value nested deeper than `max` levels (depth-first, in document
  * order), or undefined: a container below level `max`, or a string holding JSON text
@@ -101,6 +155,34 @@ export function findTooDeep(value: unknown, max: number = MAX_JSON_DEPTH, root =
     }
   }
   return undefined
+}
+
+/**
+ * Objects and arrays a JSON body may hold. Parsed, a container costs 30–60 bytes of heap
+ * for its 2–3 bytes of text, so a 20 MiB body of `[{},{},…]` would take ~430 MB; capped,
+ * containers take at most ~64 MB whatever the body. Real conversations hold one container
+ * per 200–500 bytes (the largest fixture: 600 KB), about 100,000 in a 20 MiB body.
+ */
+export const MAX_JSON_CONTAINERS = 1_000_000
+/** Bodies up to this size are parsed without counting first: their worst case is ~21 × 1 MiB. */
+const CONTAINER_SCAN_MIN_CHARS = 1024 * 1024
+
+/**
+ * Whether JSON text holds more than `max` objects and arrays (brackets outside strings),
+ * counted before parsing so that such a body is never materialised.
+ */
+export function tooManyContainers(s: string, max: number = MAX_JSON_CONTAINERS): boolean {
+  let n = 0
+  let inString = false
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if ((c === 123 || c === 91) && ++n > max) return true
+  }
+  return false
 }
 
 /**
@@ -184,18 +266,42 @@ export default fp(
     // string to the routes, and a text body is a confusing "expected object" 400, not a 415.
     app.removeContentTypeParser('text/plain')
 
-    app.addHook('preValidation', async (req) => {
+    // A callback hook, not an async one: every request passes here (one less promise).
+    app.addHook('preValidation', (req, _reply, done) => {
       // Swagger UI's own routes take their own query strings (and are not the API).
-      if (req.routeOptions.url?.startsWith('/docs')) return
+      if (req.routeOptions.url?.startsWith('/docs')) return done()
       const issues = queryIssues(req)
       if (issues.length > 0) {
-        throw new ApiError(400, 'validation_error', issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues)
+        return done(new ApiError(400, 'validation_error', issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues))
       }
-      const tooDeep = findTooDeep(req.body)
-      if (tooDeep !== undefined) {
-        const what = tooDeep.inString ? `JSON text nested deeper than ${MAX_JSON_DEPTH} levels` : `nested deeper than ${MAX_JSON_DEPTH} levels (the body is level 1)`
-        throw new ApiError(400, 'nesting_too_deep', `${tooDeep.path}: ${what}`, [{ path: tooDeep.path, message: what }])
+      done()
+    })
+
+    // The JSON body parser: JSON.parse and one walk of the result for the depth limit and
+    // prototype poisoning (inspectJson), where fastify's default scanned the text with
+    // secure-json-parse's regular expressions and this plugin then walked the value again.
+    // Same answers: an empty or malformed body, or a poisoning key, is fastify's own
+    // FST_ERR_CTP_* error (400 invalid_json); a value nested too deep is 400 nesting_too_deep.
+    app.removeContentTypeParser('application/json')
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+      const text = body as string
+      if (text.length === 0) return done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined)
+      if (text.length > CONTAINER_SCAN_MIN_CHARS && tooManyContainers(text)) {
+        const what = `more than ${MAX_JSON_CONTAINERS.toLocaleString('en-US')} JSON objects and arrays`
+        return done(new ApiError(413, 'payload_too_large', `the body holds ${what}; send fewer or larger values`, [{ path: 'body', message: what }]), undefined)
       }
+      let value: unknown
+      try {
+        value = JSON.parse(text)
+      } catch {
+        return done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined)
+      }
+      const verdict = inspectJson(value)
+      if (verdict === 'ok') return done(null, value)
+      if (verdict === 'poisoned') return done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined)
+      const tooDeep = findTooDeep(value) ?? { path: 'body', inString: false }
+      const what = tooDeep.inString ? `JSON text nested deeper than ${MAX_JSON_DEPTH} levels` : `nested deeper than ${MAX_JSON_DEPTH} levels (the body is level 1)`
+      done(new ApiError(400, 'nesting_too_deep', `${tooDeep.path}: ${what}`, [{ path: tooDeep.path, message: what }]), undefined)
     })
   },
   { name: 'input-guards' },

@@ -1,5 +1,5 @@
 /**
- * Security headers on every response (@fastify/helmet; docs/security.md, API8).
+ * Security headers on every response (helmet's policies; docs/security.md, API8).
  *
  * The API answers JSON only, so its Content-Security-Policy allows nothing to load and
  * no page to frame it, and its responses are `Cache-Control: no-store` (they carry
@@ -12,19 +12,18 @@
  *
  * Responses written before routing (a bad URL, a path parameter over the router's
  * limit) or outside fastify (malformed HTTP, src/plugins/errors.ts) carry
- * PRE_ROUTING_HEADERS, the same headers as any API response; test/security.test.ts
- * compares the two sets.
+ * PRE_ROUTING_HEADERS, the same constant every API response gets.
  */
-import helmet, { type FastifyHelmetOptions } from '@fastify/helmet'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import helmet, { type HelmetOptions } from 'helmet'
 import { DOCS_ROUTE_PREFIX } from './swagger.ts'
 
 /** Content-Security-Policy of every API response: JSON, nothing to load or frame. */
 export const API_CSP = "default-src 'none';base-uri 'none';form-action 'none';frame-ancestors 'none'"
 
-const apiHelmet: FastifyHelmetOptions = {
-  global: true,
+const apiHelmet: HelmetOptions = {
   contentSecurityPolicy: {
     useDefaults: false,
     directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"], frameAncestors: ["'none'"] },
@@ -34,7 +33,8 @@ const apiHelmet: FastifyHelmetOptions = {
 }
 
 /** Swagger UI's page and assets: same-origin scripts, styles and images only. */
-const docsHelmet = {
+const docsHelmet: HelmetOptions = {
+  ...apiHelmet,
   contentSecurityPolicy: {
     useDefaults: false,
     directives: {
@@ -54,37 +54,50 @@ const docsHelmet = {
 }
 
 /**
- * The headers helmet gives an API response (with `Cache-Control: no-store`), for the
- * few responses written before any hook runs. Keep in step with apiHelmet: the test
- * "security headers on every response" fails when the two differ.
+ * The headers helmet's middleware sets for `options`, captured once at start-up. Our
+ * policies hold no per-request values (no nonces, no functions), so the headers are
+ * constants: setting them is one `reply.headers()` per request, where running helmet per
+ * request (as @fastify/helmet does) rebuilt its middleware and policy strings every time,
+ * 5% of a small /estimate's CPU (docs/benchmarks.md).
  */
-export const PRE_ROUTING_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': API_CSP,
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-  'origin-agent-cluster': '?1',
-  'referrer-policy': 'no-referrer',
-  'strict-transport-security': 'max-age=31536000; includeSubDomains',
-  'x-content-type-options': 'nosniff',
-  'x-dns-prefetch-control': 'off',
-  'x-download-options': 'noopen',
-  'x-frame-options': 'DENY',
-  'x-permitted-cross-domain-policies': 'none',
-  'x-xss-protection': '0',
-  'cache-control': 'no-store',
+export function helmetHeaders(options: HelmetOptions): Record<string, string> {
+  const headers: Record<string, string> = {}
+  const res = {
+    setHeader(name: string, value: unknown) {
+      headers[name.toLowerCase()] = String(value)
+    },
+    removeHeader() {},
+    getHeader() {
+      return undefined
+    },
+  }
+  let failure: unknown
+  let called = false
+  helmet(options)({} as IncomingMessage, res as unknown as ServerResponse, (err?: unknown) => {
+    called = true
+    failure = err
+  })
+  if (!called || failure) throw new Error(`helmet did not produce static headers: ${String(failure ?? 'asynchronous middleware')}`)
+  return headers
 }
+
+/**
+ * The headers of every API response, error or not, with `Cache-Control: no-store`. Also
+ * set by hand on the few responses written before any hook runs (src/plugins/errors.ts).
+ */
+export const PRE_ROUTING_HEADERS: Readonly<Record<string, string>> = Object.freeze({ ...helmetHeaders(apiHelmet), 'cache-control': 'no-store' })
+
+/** Swagger UI's responses: its own policy; cacheable (static assets). */
+export const DOCS_HEADERS: Readonly<Record<string, string>> = Object.freeze(helmetHeaders(docsHelmet))
 
 const isDocs = (url: string | undefined) => url !== undefined && (url === DOCS_ROUTE_PREFIX || url.startsWith(`${DOCS_ROUTE_PREFIX}/`))
 
 export default fp(
   async function securityHeadersPlugin(app: FastifyInstance) {
-    // Before the docs routes exist, so each gets Swagger UI's policy as it is added.
-    app.addHook('onRoute', (route) => {
-      if (isDocs(route.url)) route.config = { ...(route.config as object), helmet: docsHelmet } as typeof route.config
-    })
-    await app.register(helmet, apiHelmet)
-    app.addHook('onRequest', async (req, reply) => {
-      if (!isDocs(req.routeOptions.url)) reply.header('cache-control', 'no-store')
+    // A callback hook, not an async one: one less promise per request.
+    app.addHook('onRequest', (req, reply, done) => {
+      reply.headers(isDocs(req.routeOptions.url) ? DOCS_HEADERS : PRE_ROUTING_HEADERS)
+      done()
     })
   },
   { name: 'security-headers' },

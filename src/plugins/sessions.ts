@@ -17,7 +17,7 @@ declare module 'fastify' {
 
 export default fp(
   async function sessionsPlugin(app: FastifyInstance) {
-    const sessions = new SessionService({ db: app.db, config: app.config, summarizers: app.providers.summarizers, metrics: app.metrics, log: app.log, tokenCache: app.tokenCache })
+    const sessions = new SessionService({ db: app.db, config: app.config, summarizers: app.providers.summarizers, metrics: app.metrics, log: app.log, tokenCache: app.tokenCache, compute: app.compute })
     const worker = new SummaryWorker({
       db: app.db,
       config: app.config,

@@ -13,6 +13,8 @@ import type { MessageCountCache } from '../engine/tokens/count.ts'
 import { ApiError, type ErrorIssue } from '../errors.ts'
 import type { ProviderTokenCounter } from '../providers/anthropic-count.ts'
 import type { ThreadCacheStats } from '../plugins/token-cache-store.ts'
+import { computeAppendCounts } from '../sessions/append-counts.ts'
+import { computeContextCompaction } from '../sessions/context-compaction.ts'
 import { computeRulesUpdate } from '../sessions/rules-update.ts'
 import { computeCompaction } from './compact.ts'
 import { estimate, type EstimateInput } from './estimate.ts'
@@ -25,6 +27,10 @@ export const computeTasks = {
   summary: (config: Config, input: Parameters<typeof computeRulesUpdate>[1], _env: TaskEnv = {}) => computeRulesUpdate(config, input),
   /** POST /estimate by the tokenizer or the heuristic (`provider` calls Anthropic: it stays on the event loop). */
   estimate: (config: Config, input: EstimateInput, env: TaskEnv = {}) => estimate(config, input, NO_PROVIDER_COUNTER, env.tokenCache),
+  /** GET /sessions/:id/context: the session's messages compacted to the budget and serialized. */
+  context: (config: Config, input: Parameters<typeof computeContextCompaction>[1], env: TaskEnv = {}) => computeContextCompaction(config, input, env),
+  /** POST /sessions/:id/messages: the appended messages' token counts. */
+  'append-counts': (config: Config, input: Parameters<typeof computeAppendCounts>[1], env: TaskEnv = {}) => computeAppendCounts(config, input, env),
   /** POST /import: an agent log read, converted and written in the requested format. */
   import: (_config: Config, input: ImportRequest, _env: TaskEnv = {}) => importAgentLog(input),
 }
@@ -45,8 +51,11 @@ export type TaskInput<K extends TaskName> = Parameters<(typeof computeTasks)[K]>
 export type TaskOutput<K extends TaskName> = Awaited<ReturnType<(typeof computeTasks)[K]>>
 
 export interface RunOptions {
-  /** The client went away: a queued task leaves the queue (a running one finishes, its result dropped). */
-  signal?: AbortSignal
+  /**
+   * The client went away: a queued task leaves the queue (a running one finishes, its
+   * result dropped). A function is called only when the task does not run inline.
+   */
+  signal?: AbortSignal | (() => AbortSignal)
   /** The input's size in bytes: at most COMPUTE_INLINE_MAX_BYTES runs on the event loop. Unknown: the pool. */
   bytes?: number
   /** Background work (summary updates): never refused as overloaded; it waits its turn. */

@@ -22,14 +22,17 @@ import type { Kysely } from 'kysely'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/schema.ts'
 import { compactionThreshold } from '../engine/budget.ts'
-import { compact, CompactionError } from '../engine/compaction/compact.ts'
+import { CompactionError } from '../engine/compaction/compact.ts'
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type StrategyName } from '../engine/compaction/types.ts'
-import { CREATED_INDEX, isSystemLike, parseConversation, serializeConversation, type CanonicalMessage, type MessageFormat } from '../engine/messages/index.ts'
+import { CREATED_INDEX, isSystemLike, parseConversation, type CanonicalMessage, type MessageFormat } from '../engine/messages/index.ts'
 import { continuationOf, parseSummary, planWindowEviction, renderContinuationPrompt, sessionExchanges, type Continuation } from '../engine/sessions/index.ts'
 import { messageTokens, type MessageCountCache, type TokenCounter } from '../engine/tokens/count.ts'
 import { ApiError } from '../errors.ts'
 import type { SummarizerRegistry } from '../providers/summarizer-clients.ts'
+import type { ComputeRunner } from '../services/compute-tasks.ts'
 import { defaultCounter, modelFor, thresholdSettings } from '../services/estimate.ts'
+import { appendCountsBytes, computeAppendCounts } from './append-counts.ts'
+import { computeContextCompaction, contextCompactionBytes } from './context-compaction.ts'
 import type { SessionMetrics } from './metrics.ts'
 import { enqueue, PRIORITY_HIGH, PRIORITY_LOW, priorityName } from './queue.ts'
 import {
@@ -234,6 +237,8 @@ export interface SessionServiceOptions {
   log?: { warn(obj: object, msg: string): void }
   /** Per-message token counts remembered across requests (src/plugins/token-cache.ts), per tenant. */
   tokenCache?: { for(tenantId: string): MessageCountCache }
+  /** The compute pool, for GET /context's compaction; none: on the event loop. */
+  compute?: ComputeRunner
 }
 
 const notFound = (id: string) => new ApiError(404, 'not_found', `no session ${JSON.stringify(id)}`)
@@ -249,6 +254,13 @@ export class SessionService {
     this.config = opts.config
     this.cache = opts.cache ?? new SummaryCache()
     this.readTimeoutMs = opts.summaryReadTimeoutMs ?? SUMMARY_READ_TIMEOUT_MS
+  }
+
+  /** Token counts of appended messages: in the compute pool when they are large. */
+  private appendCounts(tenantId: string, messages: CanonicalMessage[], model: string | undefined): Promise<number[]> {
+    const input = { messages, model }
+    if (!this.opts.compute) return Promise.resolve(computeAppendCounts(this.config, input, { tokenCache: this.opts.tokenCache?.for(tenantId) }))
+    return this.opts.compute.run('append-counts', input, { bytes: appendCountsBytes(messages), cacheScope: tenantId })
   }
 
   /** The session model's counter; with `tenantId`, one that uses the token-count cache. */
@@ -340,6 +352,10 @@ export class SessionService {
       .update(JSON.stringify([input.messages, input.format ?? null, input.system ?? null]))
       .digest('hex')
     const appendedAt = new Date()
+    // Counted before the transaction (the session row stays locked only for the writes), by
+    // the model the session has now; in the rare case it changes meanwhile, counted again.
+    const countedFor = known?.settings.model
+    const counts = await this.appendCounts(tenantId, parsed, countedFor)
 
     let queued: 'new' | 'merged' | undefined
     const out = await this.db.transaction().execute(async (trx) => {
@@ -367,9 +383,9 @@ export class SessionService {
           { path: 'body.format', message: `expected ${settings.format}` },
         ])
       }
-      const counter = this.counterFor(settings, tenantId)
+      const tokens = settings.model === countedFor ? counts : parsed.map((m) => messageTokens(m, this.counterFor(settings, tenantId)))
       const before = await windowAndEvicted(trx, tenantId, sessionId, COUNT_EXCHANGES_UP_TO + 1)
-      const fresh = parsed.map((m) => ({ raw: m.raw, role: m.role, tokens: messageTokens(m, counter), messageAt: m.timestamp ? new Date(m.timestamp) : appendedAt }))
+      const fresh = parsed.map((m, i) => ({ raw: m.raw, role: m.role, tokens: tokens[i]!, messageAt: m.timestamp ? new Date(m.timestamp) : appendedAt }))
       const seqs = await insertMessages(trx, tenantId, sessionId, format, before.lastSeq, fresh)
 
       // The window now (in memory: what was read plus what was inserted), evicted from
@@ -533,7 +549,6 @@ export class SessionService {
     const sessionFormat = settings.format ?? q.format ?? 'openai'
     const format = q.format ?? sessionFormat
     const model = modelFor(this.config, q.model ?? settings.model)
-    const counter = defaultCounter(model, undefined, this.opts.tokenCache?.for(tenantId))
     const budget = q.budget ?? compactionThreshold(model.contextLimit, thresholdSettings(this.config, {}))
 
     const all = toCanonical(snap.rows, sessionFormat)
@@ -555,7 +570,14 @@ export class SessionService {
       strategy: [...new Set(strategy)],
       maxSummaryTokens: this.config.COMPACTION_MAX_SUMMARY_TOKENS,
     }
-    const result = await compact({ messages, options, counter }).catch((err: unknown) => {
+    // CPU work: the compute pool (a small session stays inline).
+    let tokens = 0
+    for (const r of snap.rows) tokens += r.tokens
+    const task = { messages, options, model: q.model ?? settings.model, format }
+    const run = this.opts.compute
+      ? this.opts.compute.run('context', task, { bytes: contextCompactionBytes(tokens + (snap.summary?.content.length ?? 0) / 4), cacheScope: tenantId })
+      : computeContextCompaction(this.config, task, { tokenCache: this.opts.tokenCache?.for(tenantId) })
+    const result = await run.catch((err: unknown) => {
       // Name the query parameter the caller set, with the reachable minimum.
       if (err instanceof CompactionError && err.code === 'budget_unreachable') {
         throw new ApiError(422, 'budget_unreachable', err.message, [{ path: 'querystring.budget', message: `at least ${String(err.details.minimumTokens)} tokens are needed` }], {
@@ -566,7 +588,6 @@ export class SessionService {
       throw err
     })
     if (result.compacted) this.opts.metrics?.onCompaction(result.event)
-    const serialized = serializeConversation(result.messages, format)
     return {
       sessionId,
       format,
@@ -577,8 +598,8 @@ export class SessionService {
       strategy: result.strategy,
       summaryVersion: snap.summary?.version ?? 0,
       stale: snap.evicted > 0,
-      messages: serialized.messages.map((m) => withoutTimestamps(m, format)),
-      ...(serialized.system !== undefined ? { system: serialized.system } : {}),
+      messages: result.messages.map((m) => withoutTimestamps(m, format)),
+      ...(result.system !== undefined ? { system: result.system } : {}),
     }
   }
 }

@@ -1,0 +1,48 @@
+/**
+ * GET /sessions/:id/context's compaction (src/sessions/service.ts builds the input): the
+ * session's head, summary and window trimmed to the budget by the offline strategies and
+ * written in the requested format. A function of its input alone, so the compute pool
+ * (src/plugins/compute-pool.ts) runs it on a thread, or on the event loop when it is small.
+ */
+import type { Config } from '../config.ts'
+import { compact } from '../engine/compaction/compact.ts'
+import type { CompactionEvent, CompactOptions, StrategyName } from '../engine/compaction/types.ts'
+import { serializeConversation, type CanonicalMessage, type MessageFormat } from '../engine/messages/index.ts'
+import type { MessageCountCache } from '../engine/tokens/count.ts'
+import { defaultCounter, modelFor } from '../services/estimate.ts'
+
+export interface ContextCompactionInput {
+  /** Head (system prompt, summary, evicted messages not yet folded in) and window, in order. */
+  messages: CanonicalMessage[]
+  options: CompactOptions
+  /** The model whose tokenizer counts (the query's, else the session's, else DEFAULT_MODEL). */
+  model: string | undefined
+  /** The format the messages are written in. */
+  format: MessageFormat
+}
+
+export interface ContextCompactionResult {
+  messages: unknown[]
+  system?: unknown
+  compacted: boolean
+  strategy: StrategyName | 'none'
+  event: CompactionEvent
+}
+
+export async function computeContextCompaction(config: Config, input: ContextCompactionInput, env: { tokenCache?: MessageCountCache } = {}): Promise<ContextCompactionResult> {
+  const counter = defaultCounter(modelFor(config, input.model), undefined, env.tokenCache)
+  const result = await compact({ messages: input.messages, options: input.options, counter })
+  const serialized = serializeConversation(result.messages, input.format)
+  return {
+    messages: serialized.messages,
+    ...(serialized.system !== undefined ? { system: serialized.system } : {}),
+    compacted: result.compacted,
+    strategy: result.strategy,
+    event: result.event,
+  }
+}
+
+/** The size of the input in bytes, roughly (≈4 bytes a token): what decides inline or pool. */
+export function contextCompactionBytes(tokens: number): number {
+  return 4 * tokens
+}
