@@ -110,3 +110,20 @@ t.test('a hand-written line in a manual summary does not age an imported session
   t.ok(items(doc).some((i) => i.text.includes('pg.Pool')), 'and the hand-written line')
   t.equal(doc.sections.session.length, items(doc).length, 'all in "Previously in This Session"')
 })
+
+t.test('new messages still in the window count as activity: the old work ages as soon as the session resumes', async (t) => {
+  const { app } = await buildTestApp(t)
+  await summaryOf(app, 'resumed-window', conversation(Date.now() - FOUR_MONTHS))
+  // One new exchange today: it stays in the window (4 messages), and pushes two old messages out.
+  const appended = await call(app, 'POST', '/sessions/resumed-window/messages', {
+    messages: [
+      { role: 'user', content: 'Also export the transcripts as JSON.' },
+      { role: 'assistant', content: 'Exported them to out/all.json.' },
+    ],
+  })
+  t.ok(appended.evicted >= 1, 'old messages were evicted')
+  while ((await app.summaryWorker.runOnce()) > 0);
+  const doc = parseSummary((await call(app, 'GET', '/sessions/resumed-window/summary')).content, Date.now())
+  t.notOk(items(doc).some((i) => i.text.includes('export the transcripts')), 'the new exchange is not folded: it is in the window')
+  t.same(kept(doc), [REQUESTS[0], REQUESTS[1]], "the four-month-old work aged against today's message; the task and the constraint remain")
+})

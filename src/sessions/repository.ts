@@ -471,13 +471,16 @@ export interface UpdateSnapshot {
   settings: SessionSettings
   summary: { version: number; content: string } | undefined
   evicted: StoredMessage[]
+  /** The time of the session's newest message, in the window or not: what items age against. */
+  latestMessageAt?: Date
 }
 
 export async function readUpdateSnapshot(db: Db, tenantId: string, sessionId: string): Promise<UpdateSnapshot | undefined> {
-  const res = await sql<{ settings: unknown; version: number | null; content: string | null; evicted: unknown }>`
+  const res = await sql<{ settings: unknown; version: number | null; content: string | null; evicted: unknown; latest_message_at: Date | string | null }>`
     select s.settings, v.version, v.content,
       (select coalesce(json_agg(json_build_object('seq', m.seq, 'raw', m.raw, 'role', m.role, 'tokens', m.tokens, 'message_at', m.message_at) order by m.seq), '[]'::json)
-        from session_messages m where m.tenant_id = s.tenant_id and m.session_id = s.id and m.status = 'evicted') as evicted
+        from session_messages m where m.tenant_id = s.tenant_id and m.session_id = s.id and m.status = 'evicted') as evicted,
+      (select max(m.message_at) from session_messages m where m.tenant_id = s.tenant_id and m.session_id = s.id) as latest_message_at
     from sessions s
     left join lateral (
       select version, content from session_summaries x
@@ -490,7 +493,14 @@ export async function readUpdateSnapshot(db: Db, tenantId: string, sessionId: st
     settings: readSettings(r.settings),
     summary: r.version === null ? undefined : { version: Number(r.version), content: decodeText(r.content ?? '') },
     evicted: evictedFromJson(r.evicted),
+    ...(r.latest_message_at !== null ? { latestMessageAt: new Date(r.latest_message_at) } : {}),
   }
+}
+
+/** The time of the session's newest message, in the window or not. */
+export async function latestMessageAt(db: Db, tenantId: string, sessionId: string): Promise<Date | undefined> {
+  const r = await db.selectFrom('session_messages').select((eb) => eb.fn.max('message_at').as('latest')).where('tenant_id', '=', tenantId).where('session_id', '=', sessionId).executeTakeFirst()
+  return r?.latest ? new Date(r.latest as Date | string) : undefined
 }
 
 /** Evicted messages aggregated by json_agg(json_build_object(seq, raw, role, tokens, message_at)). */

@@ -17,6 +17,8 @@ export interface RulesUpdateInput {
   evicted: StoredMessage[]
   /** The update's time (aging). */
   now: number
+  /** The session's newest message time, folded or not (ms): items age against it. */
+  activityAt?: number
 }
 
 /** The new document: text, its tokens, and whether the hard budget cut into it. */
@@ -30,7 +32,7 @@ export function computeRulesUpdate(config: Config, input: RulesUpdateInput): Rul
   const { settings, now } = input
   const base = input.summary ? parseSummary(input.summary.content, now) : emptySummary()
   const exchanges = sessionExchanges(toCanonical(input.evicted, settings.format ?? 'openai'))
-  const update = updateSummary({ doc: base, exchanges, now, budgetTokens: settings.summaryBudget, counter: defaultCounter(modelFor(config, settings.model)) })
+  const update = updateSummary({ doc: base, exchanges, now, ...(input.activityAt !== undefined ? { activityAt: input.activityAt } : {}), budgetTokens: settings.summaryBudget, counter: defaultCounter(modelFor(config, settings.model)) })
   return { text: update.text, tokens: update.tokens, emergencyTruncated: update.emergencyTruncated }
 }
 

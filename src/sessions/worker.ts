@@ -66,6 +66,7 @@ import {
   markFolded,
   messagesWithStatus,
   purgeExpired,
+  latestMessageAt,
   readUpdateSnapshot,
   toCanonical,
   type SessionSettings,
@@ -370,7 +371,8 @@ export class SummaryWorker {
       // Stale snapshots twice: compute under the lock, which always makes progress.
       const current = await latestSummary(trx, tenantId, sessionId)
       if ((current?.version ?? 0) !== begun.version) throw new SnapshotChanged()
-      p = await this.prepareRules({ settings, summary: current, evicted: await messagesWithStatus(trx, tenantId, sessionId, 'evicted') }, now)
+      const latest = await latestMessageAt(trx, tenantId, sessionId)
+      p = await this.prepareRules({ settings, summary: current, evicted: await messagesWithStatus(trx, tenantId, sessionId, 'evicted'), ...(latest ? { latestMessageAt: latest } : {}) }, now)
     }
     const { update, mode, baseContent, seqs: foldedSeqs } = p
 
@@ -410,7 +412,7 @@ export class SummaryWorker {
     // The hard budget and aging, whatever the model wrote. A model that overshot the
     // budget failed to compress (seed 000): the system's truncation is an emergency,
     // logged and counted by process().
-    const update = ageSummary({ doc, now, budgetTokens: settings.summaryBudget, counter })
+    const update = ageSummary({ doc, now, ...(snap.latestMessageAt ? { activityAt: snap.latestMessageAt } : {}), budgetTokens: settings.summaryBudget, counter })
     if (Math.ceil(counter.text(res.text) * counter.margin) > settings.summaryBudget) update.emergencyTruncated = true
     return { baseVersion: snap.summary?.version ?? 0, baseContent: snap.summary?.content, seqs: snap.evicted.map((r) => r.seq), update, mode: 'llm' }
   }
@@ -418,7 +420,7 @@ export class SummaryWorker {
   /** rules mode (and the llm fallback): updateSummary() over a snapshot, in the compute pool when there is one. */
   private async prepareRules(snap: UpdateSnapshot, now: number): Promise<Prepared> {
     const { settings } = snap
-    const input: RulesUpdateInput = { settings, summary: snap.summary ? { content: snap.summary.content } : undefined, evicted: snap.evicted, now }
+    const input: RulesUpdateInput = { settings, summary: snap.summary ? { content: snap.summary.content } : undefined, evicted: snap.evicted, now, ...(snap.latestMessageAt ? { activityAt: snap.latestMessageAt.getTime() } : {}) }
     const update = this.opts.compute
       ? await this.opts.compute.run('summary', input, { bytes: rulesUpdateBytes(input), background: true })
       : computeRulesUpdate(this.config, input)
