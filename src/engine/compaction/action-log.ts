@@ -88,8 +88,17 @@ function printedError(d: ToolDigest, output: string | undefined): string {
  */
 export function overflowAlreadyLogged(line: string, logged: string): boolean {
   const core = /`([^`]+)`|"([^"]+)"/.exec(line)
+  // A whole quoted instruction, however short ("pr까지", "raddit"), matches its log line `user: "…"` exactly.
+  if (core?.[2] !== undefined && !core[2].includes('…') && logged.includes(`"${core[2]}"`)) return true
   const text = (core?.[1] ?? core?.[2])?.replace(/….*$/s, '').slice(0, 40)
   return text !== undefined && text.length >= 8 && logged.includes(text)
+}
+
+/** Whether a log line is a user instruction (`- user: "…"`) that `sections` already quote whole. */
+export function repeatsQuotedInstruction(line: string, sections: string): boolean {
+  if (!line.startsWith('- user: "') || !line.endsWith('"')) return false
+  const quoted = line.slice('- user: '.length)
+  return !quoted.includes('…') && sections.includes(quoted)
 }
 
 /** Lines of the action log an earlier compactd round left in its summary message. */

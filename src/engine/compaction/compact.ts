@@ -18,9 +18,9 @@ import { EVENT_OVERHEAD, neutralCounter } from '../conversation/segments.ts'
 import { extractHandover } from '../facts/handover.ts'
 import { IMPORTANCE } from '../facts/importance.ts'
 import { REPLY_PRIMING_TOKENS } from '../tokens/tokenizer.ts'
-import { ACTION_LOG_HEADER, overflowAlreadyLogged, previousActionLog, segmentLogLines, type LogLine } from './action-log.ts'
+import { ACTION_LOG_HEADER, overflowAlreadyLogged, previousActionLog, repeatsQuotedInstruction, segmentLogLines, type LogLine } from './action-log.ts'
 import { assemble, type Assembly } from './assemble.ts'
-import { layoutOf } from './layout.ts'
+import { layoutOf, splitMergedTurns } from './layout.ts'
 import { makePlan, type Plan } from './plan.ts'
 import { summarizeWithFallbacks, summarizerChain } from './summarize.ts'
 import { condenseRange } from './transforms/condense.ts'
@@ -66,21 +66,22 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
 
   // verify input
   const tokensBefore = total(input.messages)
-  const { messages, repairs } = checkInput(input.messages, adapter, options.onBrokenInput)
+  const { messages: checked, repairs } = checkInput(input.messages, adapter, options.onBrokenInput)
   const untouched = (reason: string): CompactResult => ({
     compacted: false,
     reason,
-    messages,
+    messages: checked,
     strategy: 'none',
     fallbacks: [],
     repairs,
-    plan: messages.length ? [{ from: messages[0]!.index, to: messages.at(-1)!.index, action: 'keep', reason }] : [],
-    event: { round: 0, tokensBefore, tokensAfter: total(messages), compressionRatio: 1, messagesCompacted: 0, strategy: 'none', summaryTokens: 0, costUsd: 0, durationMs: duration() },
+    plan: checked.length ? [{ from: checked[0]!.index, to: checked.at(-1)!.index, action: 'keep', reason }] : [],
+    event: { round: 0, tokensBefore, tokensAfter: total(checked), compressionRatio: 1, messagesCompacted: 0, strategy: 'none', summaryTokens: 0, costUsd: 0, durationMs: duration() },
   })
-  if (messages.length === 0) return untouched('empty conversation')
+  if (checked.length === 0) return untouched('empty conversation')
   if (tokensBefore <= options.targetTokens && !options.force) return untouched(`${tokensBefore} tokens already fit the target of ${options.targetTokens}`)
 
-  // classify + units
+  // classify + units (an earlier summary merged into the task's message is its own message, as in every format)
+  const messages = splitMergedTurns(checked)
   const layout = layoutOf(messages, nc, options)
   const { segments, headEnd } = layout
   const earlierRounds = layout.events.flatMap((e) => (e.kind === 'earlier-summary' ? [e.summary.round ?? 1] : []))
@@ -115,10 +116,17 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   }
   const lineTokens = (l: string) => Math.ceil(counter.text(l) * counter.margin) + 1
   const logCache = new Map<number, LogLine[]>()
+  // Once the sections exist, a log line that only repeats an instruction they quote is
+  // left out: its room goes to what the sections could not hold.
+  let sectionText: string | undefined
+  const unrepeated = new Map<number, LogLine[]>()
   const logLines = (si: number) => {
     let hit = logCache.get(si)
     if (!hit) logCache.set(si, (hit = segmentLogLines(segments[si]!.messages, si, { preserveErrorDetails: options.preserveErrorDetails, lineTokens })))
-    return hit
+    if (sectionText === undefined) return hit
+    let left = unrepeated.get(si)
+    if (!left) unrepeated.set(si, (left = hit.filter((l) => !repeatsQuotedInstruction(l.text, sectionText!))))
+    return left
   }
   const earlierSegment = (si: number) => segments[si]!.earlierSummary && !segments[si]!.toolWork && !segments[si]!.instruction
   const lastCompactd = [...layout.events].reverse().find((e) => e.kind === 'earlier-summary' && e.summary.source === 'compactd')
@@ -210,6 +218,8 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
       )
       summary = outcome?.summary
       summaryBy = outcome?.by
+      sectionText = summary?.text
+      unrepeated.clear()
       // The sections rarely use their whole reserve: plan the log again with what they took,
       // as long as the compacted range (and so the summary) stays the same.
       if (summary) {

@@ -8,6 +8,7 @@
 import type { CanonicalMessage } from '../messages/canonical.ts'
 import { computeUnits } from '../conversation/pairing.ts'
 import { neutralMessageCount, segmentsOf, type NeutralCounter, type Segment } from '../conversation/segments.ts'
+import { classifyUserText } from '../facts/classify.ts'
 import { classifyMessages, type ConversationEvent } from '../facts/events.ts'
 
 export interface SegmentInfo extends Segment {
@@ -27,6 +28,44 @@ export interface Layout {
   headEnd: number
   /** Segment where the configured tail begins. */
   tailStart: number
+}
+
+/**
+ * Anthropic merges consecutive user turns into one message: the task and an earlier
+ * compaction summary sent after it (Claude Code's "This session is being continued…",
+ * Codex's handoff, compactd's own) arrive as two text blocks of one message, where OpenAI
+ * and the AI SDK have two messages. Such a message is split here into one message per run
+ * of blocks (the summary's own, and the rest), each keeping the input's index, so that the
+ * head keeps the task and the summary is folded in, as in the other formats. The output
+ * is still valid: the Anthropic serializer merges consecutive user messages again.
+ */
+export function splitMergedTurns(messages: readonly CanonicalMessage[]): CanonicalMessage[] {
+  let out: CanonicalMessage[] | undefined
+  messages.forEach((m, i) => {
+    const parts = m.role === 'user' && m.parts.length > 1 && m.parts.every((p) => p.type === 'text' || p.type === 'image') ? m.parts : undefined
+    const isSummary = parts?.map((p) => p.type === 'text' && classifyUserText(p.text).kind === 'earlier-summary')
+    if (!parts || !isSummary!.includes(true) || isSummary!.every(Boolean)) {
+      out?.push(m)
+      return
+    }
+    // The caller's Anthropic object is sent back as it came (raw): each piece gets its own
+    // blocks of it, so the earlier summary does not come back verbatim with the task.
+    const raw = m.raw as { content?: unknown } | undefined
+    const blocks = raw && Array.isArray(raw.content) && raw.content.length === parts.length ? raw.content : undefined
+    if (m.raw !== undefined && !blocks) {
+      out?.push(m)
+      return
+    }
+    out ??= messages.slice(0, i)
+    let from = 0
+    parts.forEach((_, k) => {
+      if (k === parts.length - 1 || isSummary![k + 1] !== isSummary![k]) {
+        out!.push({ ...m, parts: parts.slice(from, k + 1), ...(blocks ? { raw: { ...raw, content: blocks.slice(from, k + 1) } } : {}) })
+        from = k + 1
+      }
+    })
+  })
+  return out ?? (messages as CanonicalMessage[])
 }
 
 export function layoutOf(messages: readonly CanonicalMessage[], nc: NeutralCounter, opts: { keepFirst: number; keepRecent: number; keepRecentTokens?: number }): Layout {

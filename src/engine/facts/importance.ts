@@ -17,6 +17,13 @@ export const IMPORTANCE = {
   resolvedFailure: 74,
   rootCause: 75,
   pending: 72,
+  /**
+   * An earlier compaction summary's files, errors, decisions, state and pending work: each
+   * line stands for many messages that are gone, so it ranks above this range's file
+   * changes and below its unresolved failures (its user requests rank as instructions).
+   */
+  earlierState: 79,
+  /** An earlier summary's background (knowledge, other sections) and its action log. */
   earlier: 70,
   decision: 66,
   report: 79,

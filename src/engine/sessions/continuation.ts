@@ -54,7 +54,7 @@ const pushLatest = (list: string[], entries: readonly string[], cap: number) => 
 /** What an exchange demonstrably did: files changed, failures resolved, test runs that confirmed a change. */
 function doneStep(x: ExchangeFacts): string | undefined {
   const parts: string[] = []
-  const changed = x.files.filter((f) => f.fate !== 'read' && isProjectFile(f))
+  const changed = x.files.filter((f) => f.fate !== 'read' && !f.reverted && isProjectFile(f))
   if (changed.length) parts.push(changed.slice(0, 2).map((f) => `${f.fate} ${shortenPath(f.path, 40)}`).join(', ') + (changed.length > 2 ? ` +${changed.length - 2} more` : ''))
   const fixed = x.failures.filter((f) => f.resolvedAt !== undefined).at(-1)
   // A passing run alone completes nothing; it confirms a change or a fix.

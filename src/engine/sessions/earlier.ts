@@ -61,7 +61,7 @@ export function earlierItems(e: EarlierSummary, at: string): { items: SummaryIte
   }
   const task = s.task ? add('Earlier task', [plainEntry(s.task, ITEM_MAX_CHARS - 20)], 'request', IMPORTANCE.task)[0] : undefined
   const requests = s.requests.map((r) => plainEntry(r))
-  for (const item of add('Earlier requests', requests, 'request', IMPORTANCE.earlier)) {
+  for (const item of add('Earlier requests', requests, 'request', IMPORTANCE.instruction - 1)) {
     if (requests.some((r) => r && isStandingConstraint(r) && item.text.includes(r))) item.pin = 'constraint'
   }
   const files = s.files.filter((f) => !isUrl(f.path))
@@ -72,13 +72,13 @@ export function earlierItems(e: EarlierSummary, at: string): { items: SummaryIte
       return note ? `${f.path} (${note})` : f.path
     }),
     'feature',
-    IMPORTANCE.earlier,
+    IMPORTANCE.earlierState,
     files.map((f) => f.path),
   )
-  add('Earlier errors', s.errors.map((x) => plainEntry(x)), 'fix', IMPORTANCE.earlier)
-  add('Earlier decisions', s.decisions.map((x) => plainEntry(x)), 'decision', IMPORTANCE.earlier)
-  add('Earlier state', s.state.map((x) => plainEntry(x)), 'request', IMPORTANCE.earlier)
-  add('Earlier pending', s.pending.map((x) => plainEntry(x)), 'request', IMPORTANCE.earlier)
+  add('Earlier errors', s.errors.map((x) => plainEntry(x)), 'fix', IMPORTANCE.earlierState)
+  add('Earlier decisions', s.decisions.map((x) => plainEntry(x)), 'decision', IMPORTANCE.earlierState)
+  add('Earlier state', s.state.map((x) => plainEntry(x)), 'request', IMPORTANCE.earlierState)
+  add('Earlier pending', s.pending.map((x) => plainEntry(x)), 'request', IMPORTANCE.earlierState)
   add('Earlier context', s.knowledge.map((x) => plainEntry(x)), 'request', IMPORTANCE.earlier - 4)
   add('Earlier actions', s.actions.map((x) => plainEntry(x)), 'feature', IMPORTANCE.earlier - 4)
   for (const o of s.other) {

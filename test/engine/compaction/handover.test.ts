@@ -210,3 +210,35 @@ t.test('a command keeps its first 60 characters as written: the working director
   const r = await run(m, 3000)
   t.match(summaryText(r), 'cd /home/user/projects/raddit && git fetch origin', 'the command head survives as written')
 })
+
+t.test('an instruction the sections quote is not repeated in the log: the room goes to the ones they could not hold', async (t) => {
+  const m: Msg[] = [{ role: 'system', content: 'sys' }, user('Keep the dashboard working.')]
+  // 40 short requests (as "pr까지" or "raddit"), each with a report and a command: more than the sections hold at this budget.
+  const requests = Array.from({ length: 40 }, (_, k) => `go ${k}`)
+  for (const [k, r] of requests.entries()) {
+    m.push(user(r), assistant(`Report ${k}: ${'done and verified the output carefully; '.repeat(3)}`))
+    m.push(...call('Bash', { command: `npm run step -- ${k}` }, `step ${k} done`))
+  }
+  m.push(...filler(10))
+  const r = await run(m, 1500)
+  const s = summaryText(r)
+  const shown = requests.filter((q) => s.includes(`"${q}"`))
+  for (const q of shown) t.equal(s.split(`"${q}"`).length - 1, 1, `"${q}" is quoted once`)
+  // Before, the log repeated the 10 newest (already in the sections) and 17 older ones were in neither.
+  t.ok(shown.length >= 33, `${shown.length} of the 40 requests are in the summary`)
+})
+
+t.test('an edit the agent undid is reported as undone, never as the last change', async (t) => {
+  const m: Msg[] = [{ role: 'system', content: 'You are a coding agent.' }, user('Make the cache in /repo/src/cache.ts expire faster.')]
+  m.push(...call('Edit', { file_path: '/repo/src/cache.ts', old_string: 'const TTL_SECONDS = 60', new_string: 'const TTL_SECONDS = 5' }, 'The file /repo/src/cache.ts has been updated.'))
+  m.push(...call('Bash', { command: 'npm test' }, 'FAIL test/cache.test.ts\n  ● expires entries\n    Error: flaky under load\nExit code 1'))
+  m.push(...call('Edit', { file_path: '/repo/src/cache.ts', old_string: 'const TTL_SECONDS = 5', new_string: 'const TTL_SECONDS = 60' }, 'The file /repo/src/cache.ts has been updated.'))
+  m.push(...call('Edit', { file_path: '/repo/src/evict.ts', old_string: 'interval: 1000', new_string: 'interval: 100' }, 'The file /repo/src/evict.ts has been updated.'))
+  m.push(assistant('Lowering the TTL made the test flaky, so I reverted it and shortened the eviction interval instead.'))
+  m.push(...filler(6))
+  for (const format of ['openai', 'anthropic', 'ai-sdk'] as const) {
+    const s = summaryText(await run(m, 1500, format))
+    t.match(s, /\| \/repo\/src\/cache\.ts \| edited, then undone \|/, `${format}: the undone edit is marked`)
+    t.match(s, /Last change: \/repo\/src\/evict\.ts/, `${format}: the last change is the one that stayed`)
+  }
+})

@@ -264,3 +264,24 @@ t.test('URLs are never mangled', async (t) => {
   t.same(pick(cs), ['create page.html', 'create out/feed.xml'])
   t.same(changesOfCall({ tool: 'read', args: { path: 'https://www.youtube.com/watch?v=x' } }).changes, [])
 })
+
+t.test('foldFileFates: an edit undone by the reverse replacement is no net change; a different follow-up is', async (t) => {
+  const edit = (path: string, from: string, to: string, index: number) => ({ ...changesOfCall({ tool: 'Edit', args: { file_path: path, old_string: from, new_string: to } }).changes[0]!, index })
+  const fates = foldFileFates([
+    edit('/repo/src/cache.ts', 'const TTL = 60', 'const TTL = 5', 1),
+    edit('/repo/src/cache.ts', 'const TTL = 5', 'const TTL = 60', 2),
+    edit('/repo/src/app.ts', 'port = 80', 'port = 8080', 3),
+    edit('/repo/src/app.ts', 'port = 8080', 'port = 9090', 4),
+  ])
+  const cache = fates.find((f) => f.path === '/repo/src/cache.ts')!
+  t.equal(cache.reverted, true, 'A→B then B→A: undone')
+  t.same([cache.added, cache.removed], [0, 0])
+  t.match(cache.notes.join(' '), /then undone \(no net change\)/)
+  const app = fates.find((f) => f.path === '/repo/src/app.ts')!
+  t.notOk(app.reverted, 'A→B then B→C is a real change')
+  t.equal(app.fate, 'edited')
+
+  // Undone, then changed again in another way: the file did change.
+  const again = foldFileFates([edit('/r/x.py', 'a = 1', 'a = 2', 1), edit('/r/x.py', 'a = 2', 'a = 1', 2), edit('/r/x.py', 'b = 1', 'b = 3', 3)])
+  t.notOk(again[0]!.reverted)
+})

@@ -52,7 +52,7 @@ function clips(budget: number) {
 }
 
 export function fateCell(f: FileFate): string {
-  return f.fate === 'renamed' && f.from ? `renamed from ${f.from}` : f.fate
+  return f.reverted ? 'edited, then undone' : f.fate === 'renamed' && f.from ? `renamed from ${f.from}` : f.fate
 }
 
 export function changeCell(f: FileFate, max: number): string {
@@ -82,7 +82,8 @@ function fileRows(files: readonly FileFate[], noteMax: number): { text: string; 
   }
   for (const f of files) {
     if (grouped.has(f)) continue
-    const priority = f.fate === 'read' ? IMPORTANCE.read : isOneOff(f) ? IMPORTANCE.scratchChange : IMPORTANCE.change
+    // An edit undone later changed nothing: it ranks as the abandoned attempt it was.
+    const priority = f.fate === 'read' ? IMPORTANCE.read : f.reverted ? IMPORTANCE.abandoned : isOneOff(f) ? IMPORTANCE.scratchChange : IMPORTANCE.change
     rows.push({ text: `| ${cell(f.path)} | ${fateCell(f)} | ${cell(changeCell(f, noteMax))} |`, priority })
   }
   return rows
@@ -104,15 +105,15 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
     add('task', gist.length > TASK_GIST_CHARS ? `${clipKeepingPaths(gist, TASK_GIST_CHARS)} (full text: the first user message, kept above)` : gist, IMPORTANCE.task)
   }
 
-  for (const e of earlier) for (const r of e.sections.requests) add('instructions', `- ${clip(r, c.instruction)} (earlier)`, IMPORTANCE.earlier)
+  for (const e of earlier) for (const r of e.sections.requests) add('instructions', `- ${clip(r, c.instruction)} (earlier)`, IMPORTANCE.instruction - 1)
   for (const r of facts.instructions) add('instructions', `- "${clipKeepingPaths(r.text, c.instruction)}"`, IMPORTANCE.instruction)
 
-  for (const e of earlier) for (const f of e.sections.files) add('files', `| ${cell(f.path)} | earlier | ${cell(clipKeepingPaths(f.note, c.note))} |`, IMPORTANCE.earlier)
+  for (const e of earlier) for (const f of e.sections.files) add('files', `| ${cell(f.path)} | earlier | ${cell(clipKeepingPaths(f.note, c.note))} |`, IMPORTANCE.earlierState)
   // Ordered by last touch: among equal ranks, the file worked on last is taken first.
   const byLastTouch = [...facts.files].sort((a, b) => a.lastIndex - b.lastIndex)
   for (const row of fileRows(byLastTouch, c.note)) add('files', row.text, row.priority)
 
-  for (const e of earlier) for (const x of e.sections.errors) add('errors', `- ${clip(x, c.sentence)} (earlier)`, IMPORTANCE.earlier)
+  for (const e of earlier) for (const x of e.sections.errors) add('errors', `- ${clip(x, c.sentence)} (earlier)`, IMPORTANCE.earlierState)
   for (const f of facts.failures) {
     const exit = `${f.times ? ` (×${f.times})` : ''}${f.exitCode !== undefined ? ` → exit ${f.exitCode}` : ' → error'}`
     const resolved = f.resolvedAt !== undefined ? ' — resolved: a later run of the same command succeeded' : ''
@@ -125,17 +126,17 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
   }
 
   for (const s of facts.rootCauses) add('decisions', `- Root cause: ${clipKeepingPaths(s, c.sentence)}`, IMPORTANCE.rootCause)
-  for (const e of earlier) for (const d of e.sections.decisions) add('decisions', `- ${clip(d, c.sentence)} (earlier)`, IMPORTANCE.earlier)
+  for (const e of earlier) for (const d of e.sections.decisions) add('decisions', `- ${clip(d, c.sentence)} (earlier)`, IMPORTANCE.earlierState)
   for (const s of facts.decisions) add('decisions', `- ${clipKeepingPaths(s, c.sentence)}`, IMPORTANCE.decision)
   for (const s of facts.abandoned) add('decisions', `- Tried and abandoned: ${clipKeepingPaths(s, c.sentence)}`, IMPORTANCE.abandoned)
 
   if (facts.currentWork) add('state', `- Working on: ${clipKeepingPaths(facts.currentWork, c.sentence)}`, IMPORTANCE.state)
-  const changedFiles = facts.files.filter((f) => f.fate !== 'read').sort((a, b) => a.lastIndex - b.lastIndex)
+  const changedFiles = facts.files.filter((f) => f.fate !== 'read' && !f.reverted).sort((a, b) => a.lastIndex - b.lastIndex)
   const lastChange = changedFiles.filter((f) => !isOneOff(f)).at(-1) ?? changedFiles.at(-1)
   if (lastChange) add('state', `- Last change: ${lastChange.path} (${fateCell(lastChange)})`, IMPORTANCE.state - 1)
   const lastCmd = [...facts.commands].sort((a, b) => a.lastPosition - b.lastPosition).at(-1)
   if (lastCmd) add('state', `- Last command: ${code(lastCmd.command, c.command)} → ${lastCmd.lastExitCode !== undefined ? `exit ${lastCmd.lastExitCode}` : lastCmd.lastFailed ? 'error' : 'ok'}`, IMPORTANCE.state - 2)
-  if (!facts.currentWork) for (const e of earlier) for (const s of e.sections.state) add('state', `- ${clip(s, c.sentence)} (earlier)`, IMPORTANCE.earlier)
+  if (!facts.currentWork) for (const e of earlier) for (const s of e.sections.state) add('state', `- ${clip(s, c.sentence)} (earlier)`, IMPORTANCE.earlierState)
 
   if (facts.plan?.length) {
     for (const p of facts.plan) {
@@ -144,7 +145,7 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
     }
     const done = facts.plan.filter((p) => p.status === 'completed')
     if (done.length) add('pending', `- Done in the plan: ${done.map((p) => clip(p.text, 80)).join('; ')}`, IMPORTANCE.pending - 8)
-  } else for (const e of earlier) for (const p of e.sections.pending) add('pending', `- [ ] ${clip(p, c.sentence)} (earlier)`, IMPORTANCE.earlier)
+  } else for (const e of earlier) for (const p of e.sections.pending) add('pending', `- [ ] ${clip(p, c.sentence)} (earlier)`, IMPORTANCE.earlierState)
   if (facts.nextStep) add('pending', `- Next step: ${clipKeepingPaths(facts.nextStep, c.sentence)}`, IMPORTANCE.pending + 1)
 
   for (const e of earlier) {

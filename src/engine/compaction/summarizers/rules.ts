@@ -11,7 +11,7 @@ import { IMPORTANCE } from '../../facts/importance.ts'
 
 /** Seed 003's continuation fields, from the same facts. */
 export function keyFactsOf(facts: HandoverFacts, originalTask: string): KeyFacts {
-  const changed = facts.files.filter((f) => f.fate !== 'read')
+  const changed = facts.files.filter((f) => f.fate !== 'read' && !f.reverted)
   return {
     currentTask: clip(facts.currentWork ?? facts.instructions.at(-1)?.text ?? originalTask, 600),
     completedSteps: [

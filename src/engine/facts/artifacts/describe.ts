@@ -143,7 +143,7 @@ export function replacementChange(path: string, oldText: string, newText: string
     // The same lines rearranged, or a change inside one line that lineDiff cannot see.
     note = `replaced \`${clipCode(oldText)}\` with \`${clipCode(newText)}\``
   }
-  return { path, op: 'edit', added: added.length, removed: removed.length, hunks: 1, ...(symbols.length ? { symbols } : {}), note, ...extra }
+  return { path, op: 'edit', added: added.length, removed: removed.length, hunks: 1, ...(symbols.length ? { symbols } : {}), note, replace: { old: oldText, new: newText }, ...extra }
 }
 
 /** Content replaced by a placeholder (an earlier compaction evicted it): its size is unknown. */

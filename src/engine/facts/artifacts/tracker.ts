@@ -125,6 +125,8 @@ export interface FileFate {
   notes: string[]
   /** /tmp files and one-off repro/debug scripts: rank below project files. */
   scratch: boolean
+  /** Edited, and every edit undone by a later one that swapped its text back: no net change (an abandoned attempt). */
+  reverted?: boolean
   firstIndex: number
   lastIndex: number
 }
@@ -136,6 +138,22 @@ export interface FileFate {
  */
 export function foldFileFates(changes: readonly (FileChange & { index?: number })[]): FileFate[] {
   const files = new Map<string, FileFate & { preexisting: boolean; order: number }>()
+  // Per file: exact replacements not undone yet, how many were undone, and whether anything else changed it.
+  const undo = new Map<FileFate, { open: { old: string; new: string }[]; undone: number; other: boolean }>()
+  const track = (f: FileFate, c: FileChange) => {
+    let u = undo.get(f)
+    if (!u) undo.set(f, (u = { open: [], undone: 0, other: false }))
+    if (c.op !== 'edit' || !c.replace) {
+      if (c.op !== 'read') u.other = true
+      return
+    }
+    const r = c.replace
+    const k = u.open.findLastIndex((e) => e.old === r.new && e.new === r.old)
+    if (k >= 0) {
+      u.open.splice(k, 1)
+      u.undone++
+    } else u.open.push(r)
+  }
   const byBase = new Map<string, string[]>()
   let order = 0
   const c1 = (candidates: string[]) => candidates.length === 1
@@ -197,6 +215,7 @@ export function foldFileFates(changes: readonly (FileChange & { index?: number }
     if (!f) {
       f = create(c.path, c.op === 'create' ? 'created' : c.op === 'edit' ? 'edited' : c.op === 'delete' ? 'deleted' : 'read', index, c.op !== 'create')
       if (c.op !== 'read') merge(f, c)
+      track(f, c)
       return
     }
     f.lastIndex = index
@@ -215,7 +234,15 @@ export function foldFileFates(changes: readonly (FileChange & { index?: number }
         break
     }
     merge(f, c)
+    track(f, c)
   })
+  for (const [f, u] of undo) {
+    if (f.fate !== 'edited' || u.other || u.undone === 0 || u.open.length > 0) continue
+    f.reverted = true
+    f.added = 0
+    f.removed = 0
+    f.notes = [`${f.notes[0] ?? 'edited'}, then undone (no net change)`]
+  }
   return [...files.values()]
     .sort((a, b) => a.firstIndex - b.firstIndex || a.order - b.order)
     .map(({ preexisting: _p, order: _o, ...f }) => f)

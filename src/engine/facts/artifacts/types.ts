@@ -17,4 +17,6 @@ export interface FileChange {
   symbols?: string[]
   /** One short human line: "added import 'x'", "replaced `a` with `b`", "62 lines". */
   note?: string
+  /** An exact replacement (an Edit's old and new text): a later edit that swaps them back undoes it. */
+  replace?: { old: string; new: string }
 }
