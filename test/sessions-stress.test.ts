@@ -145,7 +145,7 @@ t.test('postgres stress: two instances, 50 sessions × 12 concurrent 4-message a
   const started = Date.now()
   const database = await createTestDatabase('postgres')
   // The second instance has its own pool and its own worker, as another process would.
-  const second = await openDatabase({ databaseUrl: database.url!, poolSize: 10 })
+  const second = await openDatabase({ databaseUrl: database.url!, poolSize: 20 })
   const config = testConfig({ LOG_LEVEL: 'silent', WORKERS: 4, WORKER_POLL_MS: 10, LEASE_MS: 30_000, RATE_LIMIT_MAX: 10_000_000 })
   const logger = process.env.STRESS_LOG ? { level: 'error' } : false
   const apps = [await build({ config, database, logger }), await build({ config, database: second, logger })]
@@ -173,8 +173,21 @@ t.test('postgres stress: two instances, 50 sessions × 12 concurrent 4-message a
     }
   })()
 
+  // Appends alternate between the instances, a session's 12 appends side by side, so they
+  // race for its row. Each instance sends at most 8 at once, as a client's connection pool
+  // would: hundreds queued at once would hold every database connection, and the
+  // instances' workers (which claim through the same pools) would wait behind them, so
+  // one instance could end up running every update and the test would not show two.
+  const jobs: Array<Array<() => Promise<unknown>>> = [[], []]
   let n = 0
-  await Promise.all(ids.flatMap((id) => Array.from({ length: APPENDS }, (_, k) => append(apps[n++ % 2]!, id, turn(id, k)))))
+  for (const id of ids) for (let k = 0; k < APPENDS; k++) jobs[n++ % 2]!.push(() => append(apps[(n - 1) % 2]!, id, turn(id, k)))
+  await Promise.all(
+    jobs.flatMap((list) =>
+      Array.from({ length: 8 }, async () => {
+        for (let job = list.shift(); job; job = list.shift()) await job()
+      }),
+    ),
+  )
   const appendedIn = Date.now() - started
 
   // Quiescence: nothing queued or running any more (or the deadline).
