@@ -24,6 +24,8 @@ export interface LogLine {
   tokens: number
   /** Stable identity for selection: segment and position. */
   key: string
+  /** For a call that only created files and succeeded: their paths (the sections may already say so). */
+  created?: string[]
 }
 
 /** Lines for one segment's messages. `lineTokens` counts one line as it will be sent. */
@@ -36,7 +38,8 @@ export function segmentLogLines(
   const results = new Map<ToolCallPart, ToolResultPart>()
   for (const [r, c] of callsOfResults(messages)) results.set(c, r)
   const lines: LogLine[] = []
-  const add = (text: string, priority: number) => lines.push({ text, priority, tokens: opts.lineTokens(text), key: `${segment}:${lines.length}` })
+  const add = (text: string, priority: number, created?: string[]) =>
+    lines.push({ text, priority, tokens: opts.lineTokens(text), key: `${segment}:${lines.length}`, ...(created?.length ? { created } : {}) })
   for (const event of classifyForLog(messages)) {
     if (event.kind === 'instruction') add(`- user: "${clipKeepingPaths(event.text, 400)}"`, IMPORTANCE.instruction)
     else if (event.kind === 'conclusion') add(`- note: ${clipKeepingPaths(event.text, 200)}`, event.priority)
@@ -48,7 +51,9 @@ export function segmentLogLines(
       for (const c of toolCallsOf(event.message)) {
         const result = results.get(c)
         const d = digestOf(c.name, c.argsText, result, opts.preserveErrorDetails)
-        add(`- ${logLineOf(d)}${printedError(d, result?.text)}`, importanceOfDigest(d))
+        const printed = printedError(d, result?.text)
+        const onlyCreated = d.status !== 'error' && !d.exitCode && !printed && d.changes.length > 0 && d.changes.every((x) => x.op === 'create')
+        add(`- ${logLineOf(d)}${printed}`, importanceOfDigest(d), onlyCreated ? d.changes.map((x) => x.path) : undefined)
       }
     }
   }
@@ -99,6 +104,33 @@ export function repeatsQuotedInstruction(line: string, sections: string): boolea
   if (!line.startsWith('- user: "') || !line.endsWith('"')) return false
   const quoted = line.slice('- user: '.length)
   return !quoted.includes('…') && sections.includes(quoted)
+}
+
+/**
+ * Whether a log line only says that files were created, and `fileRows` (the summary's
+ * Completed Work section) already name every one of them: by path, or in a grouped row
+ * (`| dir/ (13 files) | created | a.py, b.py |`).
+ */
+export function repeatsListedCreation(line: LogLine, fileRows: string): boolean {
+  if (!line.created) return false
+  const grouped = new Set<string>()
+  for (const m of fileRows.matchAll(/(\S+) \(\d+ files\) \| created \| ([^|\n]*)/g)) {
+    const dir = m[1]!
+    for (const name of m[2]!.split(', ')) grouped.add(dir === './' ? name.trim() : dir + name.trim())
+  }
+  return line.created.every((path) => grouped.has(path) || fileRows.includes(`| ${path} |`))
+}
+
+/**
+ * The summary's Completed Work section: where files are listed for sure. (Its overflow lines
+ * are only candidates for the log, which may not keep them.)
+ */
+export function fileRowsOf(summaryText: string): string {
+  const heading = '### Completed Work'
+  const at = summaryText.indexOf(heading)
+  if (at < 0) return ''
+  const end = summaryText.indexOf('\n### ', at + heading.length)
+  return summaryText.slice(at, end < 0 ? undefined : end)
 }
 
 /** Lines of the action log an earlier compactd round left in its summary message. */

@@ -242,3 +242,19 @@ t.test('an edit the agent undid is reported as undone, never as the last change'
     t.match(s, /Last change: \/repo\/src\/evict\.ts/, `${format}: the last change is the one that stayed`)
   }
 })
+
+t.test('the action log does not repeat file creations the Completed Work table lists; failed writes stay', async (t) => {
+  const m: Msg[] = [{ role: 'system', content: 'You are a coding agent.' }, user('Add the billing module under /repo/src/billing.')]
+  const names = ['billing.controller.ts', 'billing.service.ts', 'billing.module.ts', 'billing.dto.ts', 'billing.entity.ts']
+  for (const n of names) m.push(...call('Write', { file_path: `/repo/src/billing/${n}`, content: '// generated\n'.repeat(10) }, `File created successfully at: /repo/src/billing/${n}`))
+  m.push(...call('Write', { file_path: '/repo/src/billing/index.ts', content: 'export * from "./billing.module"\n' }, 'Error: EACCES: permission denied, open \'/repo/src/billing/index.ts\''))
+  m.push(...filler(8))
+  for (const format of ['openai', 'anthropic', 'ai-sdk'] as const) {
+    const r = await run(m, 1200, format)
+    const s = summaryText(r)
+    const log = s.slice(s.indexOf('### Earlier Actions'))
+    t.match(s, /\| \/repo\/src\/billing\/ \(5 files\) \| created \| billing\.controller\.ts, /, `${format}: the table lists the created files`)
+    for (const n of names) t.notMatch(log, `Write /repo/src/billing/${n}`, `${format}: no log line repeats the creation of ${n}`)
+    t.match(s, /EACCES: permission denied/, `${format}: the failed write stays`)
+  }
+})

@@ -1,0 +1,40 @@
+/**
+ * action-log.ts: which log lines only repeat what the summary's sections already say.
+ */
+import t from 'tap'
+import { fileRowsOf, repeatsListedCreation, type LogLine } from '../../../src/engine/compaction/action-log.ts'
+
+const line = (created?: string[]): LogLine => ({ text: '- bash cat > x << EOF', priority: 50, tokens: 8, key: '0:0', ...(created ? { created } : {}) })
+
+const summary = [
+  '## Session Summary (Compaction Round 1)',
+  '',
+  '### Completed Work',
+  '| File | Fate | What changed |',
+  '|---|---|---|',
+  '| ./ (4 files) | created | analyze.py, trace.py, run_test.py, check_test.py |',
+  '| src/app/ (5 files) | created | a.ts, b.ts, c.ts, d.ts, e.ts |',
+  '| django/forms/widgets.py | edited | +3/-1; in merge |',
+  '',
+  '### Errors & Resolutions',
+  '- `python other_script.py` → exit 1: NameError',
+].join('\n')
+
+t.test('fileRowsOf: the Completed Work section only, up to the next section', async (t) => {
+  const rows = fileRowsOf(summary)
+  t.match(rows, /^### Completed Work/)
+  t.notMatch(rows, /Errors/)
+  t.equal(fileRowsOf('### Original Task\nx'), '', 'no section, nothing listed')
+})
+
+t.test('repeatsListedCreation: a creation the table lists, by path or in a grouped row', async (t) => {
+  const rows = fileRowsOf(summary)
+  t.ok(repeatsListedCreation(line(['run_test.py']), rows), 'in the ./ group')
+  t.ok(repeatsListedCreation(line(['src/app/c.ts']), rows), 'in the src/app/ group')
+  t.ok(repeatsListedCreation(line(['django/forms/widgets.py']), rows), 'its own row')
+  t.ok(repeatsListedCreation(line(['analyze.py', 'trace.py']), rows), 'every file of the call listed')
+  t.notOk(repeatsListedCreation(line(['analyze.py', 'other_script.py']), rows), 'one file not in the table (only in an error line): kept')
+  t.notOk(repeatsListedCreation(line(['lib/app/c.ts']), rows), 'the same name in another folder: kept')
+  t.notOk(repeatsListedCreation(line(['widgets.py']), rows), 'a bare name matching a row only by its end: kept')
+  t.notOk(repeatsListedCreation(line(), rows), 'not a creation-only line')
+})
