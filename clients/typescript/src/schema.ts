@@ -2271,26 +2271,26 @@ export interface components {
          *         },
          *         {
          *           "role": "user",
-         *           "content": "## Session Summary (Compaction Round 1)\n\n### Original Task\nFix the failing test in src/db.ts\n\n### Completed Work\n| File | Action | Description |\n|---|---|---|\n| src/db.ts | read | |\n| src/pool.ts | read | |\n…\n\n### Earlier Actions (oldest first, condensed)\n- bash npm test -- test/db.test.ts → failed: Error: Called end on pool more than once\n- read_file src/pool.ts"
+         *           "content": "## Session Summary (Compaction Round 1)\n\n### Original Task\nFix the failing test in src/db.ts\n\n### Completed Work\n| File | Fate | What changed |\n|---|---|---|\n| test/db.test.ts | edited | +0/-1; removed `afterEach(() => close())` |\n\n### Errors & Resolutions\n- `npm test -- test/db.test.ts` → exit 1: Error: Called end on pool more than once — resolved: a later run of the same command succeeded\n    Error: Called end on pool more than once at Pool.end (node_modules/pg-pool/index.js:434:19) at close (src/pool.ts:4:14) Tests: 1 failed, 11 passed\n\n### Current State\n- Last change: test/db.test.ts (edited)\n- Last command: `npm test -- test/db.test.ts` → exit 0\n\n### Commands Run\n- `npm test -- test/db.test.ts` (×2, last exit 0, failed earlier)\n\n### Earlier Actions (oldest first, condensed)\n- read_file src/db.ts\n- bash npm test -- test/db.test.ts → exit 1: Error: Called end on pool more than once\n- read_file src/pool.ts\n- note: The pool is closed in afterEach and again by the shutdown hook.\n- edit_file test/db.test.ts (removed `afterEach(() => close())`)\n- read_file src/config.ts"
          *         },
          *         {
          *           "role": "assistant",
-         *           "content": "Reading src/config.ts.",
+         *           "content": "Running the tests.",
          *           "tool_calls": [
          *             {
-         *               "id": "call_5",
+         *               "id": "call_6",
          *               "type": "function",
          *               "function": {
-         *                 "name": "read_file",
-         *                 "arguments": "{\"path\":\"src/config.ts\"}"
+         *                 "name": "bash",
+         *                 "arguments": "{\"command\":\"npm test -- test/db.test.ts\"}"
          *               }
          *             }
          *           ]
          *         },
          *         {
          *           "role": "tool",
-         *           "tool_call_id": "call_5",
-         *           "content": "…"
+         *           "tool_call_id": "call_6",
+         *           "content": "Tests: 12 passed\nExit code 0"
          *         },
          *         {
          *           "role": "assistant",
@@ -2303,7 +2303,7 @@ export interface components {
          *       ],
          *       "format": "openai",
          *       "model": "gpt-4o",
-         *       "targetTokens": 3000,
+         *       "targetTokens": 1500,
          *       "strategy": "rules",
          *       "fallbacks": [],
          *       "repairs": [],
@@ -2316,12 +2316,12 @@ export interface components {
          *         },
          *         {
          *           "from": 2,
-         *           "to": 9,
+         *           "to": 11,
          *           "action": "summarize",
          *           "reason": "one-line digests in the summary's action log"
          *         },
          *         {
-         *           "from": 10,
+         *           "from": 12,
          *           "to": 13,
          *           "action": "condense",
          *           "reason": "tool results masked, inputs and prose condensed"
@@ -2336,24 +2336,26 @@ export interface components {
          *       "event": {
          *         "round": 1,
          *         "tokensBefore": 7124,
-         *         "tokensAfter": 2660,
-         *         "compressionRatio": 2.68,
+         *         "tokensAfter": 422,
+         *         "compressionRatio": 16.88,
          *         "messagesCompacted": 12,
          *         "strategy": "rules",
-         *         "summaryTokens": 194,
+         *         "summaryTokens": 308,
          *         "costUsd": 0,
-         *         "durationMs": 38
+         *         "durationMs": 63
          *       },
          *       "summary": {
          *         "text": "## Session Summary (Compaction Round 1)\n\n### Original Task\nFix the failing test in src/db.ts\n…",
          *         "keyFacts": {
          *           "currentTask": "Fix the failing test in src/db.ts",
          *           "completedSteps": [
+         *             "edited test/db.test.ts: removed `afterEach(() => close())`",
          *             "ran npm test -- test/db.test.ts (ok)"
          *           ],
          *           "pendingSteps": [],
          *           "keyDecisions": [],
          *           "relevantFiles": [
+         *             "test/db.test.ts",
          *             "src/db.ts",
          *             "src/pool.ts",
          *             "src/config.ts"
@@ -2476,11 +2478,13 @@ export interface components {
          *       "keyFacts": {
          *         "currentTask": "Fix the failing test in src/db.ts",
          *         "completedSteps": [
+         *           "edited test/db.test.ts: removed `afterEach(() => close())`",
          *           "ran npm test -- test/db.test.ts (ok)"
          *         ],
          *         "pendingSteps": [],
          *         "keyDecisions": [],
          *         "relevantFiles": [
+         *           "test/db.test.ts",
          *           "src/db.ts",
          *           "src/pool.ts",
          *           "src/config.ts"
@@ -2491,13 +2495,13 @@ export interface components {
          *         "userRequests": []
          *       },
          *       "originalTokens": 7124,
-         *       "compressedTokens": 2660,
-         *       "compressionRatio": 2.68,
+         *       "compressedTokens": 422,
+         *       "compressionRatio": 16.88,
          *       "summaryCostUsd": 0,
-         *       "targetTokens": 3000,
+         *       "targetTokens": 1500,
          *       "model": "gpt-4o",
-         *       "durationMs": 38,
-         *       "summaryTokens": 194,
+         *       "durationMs": 63,
+         *       "summaryTokens": 308,
          *       "foldedFrom": null,
          *       "createdAt": "2026-11-22T13:23:20.601Z"
          *     }
@@ -3242,11 +3246,13 @@ export interface components {
          *           "keyFacts": {
          *             "currentTask": "Fix the failing test in src/db.ts",
          *             "completedSteps": [
+         *               "edited test/db.test.ts: removed `afterEach(() => close())`",
          *               "ran npm test -- test/db.test.ts (ok)"
          *             ],
          *             "pendingSteps": [],
          *             "keyDecisions": [],
          *             "relevantFiles": [
+         *               "test/db.test.ts",
          *               "src/db.ts",
          *               "src/pool.ts",
          *               "src/config.ts"
@@ -3257,13 +3263,13 @@ export interface components {
          *             "userRequests": []
          *           },
          *           "originalTokens": 7124,
-         *           "compressedTokens": 2660,
-         *           "compressionRatio": 2.68,
+         *           "compressedTokens": 422,
+         *           "compressionRatio": 16.88,
          *           "summaryCostUsd": 0,
-         *           "targetTokens": 3000,
+         *           "targetTokens": 1500,
          *           "model": "gpt-4o",
-         *           "durationMs": 38,
-         *           "summaryTokens": 194,
+         *           "durationMs": 63,
+         *           "summaryTokens": 308,
          *           "foldedFrom": null,
          *           "createdAt": "2026-11-22T13:23:20.601Z"
          *         }
@@ -3640,26 +3646,26 @@ export interface components {
          *         },
          *         {
          *           "role": "user",
-         *           "content": "## Session Summary (Compaction Round 1)\n\n### Original Task\nFix the failing test in src/db.ts\n\n### Completed Work\n| File | Action | Description |\n|---|---|---|\n| src/db.ts | read | |\n| src/pool.ts | read | |\n…\n\n### Earlier Actions (oldest first, condensed)\n- bash npm test -- test/db.test.ts → failed: Error: Called end on pool more than once\n- read_file src/pool.ts"
+         *           "content": "## Session Summary (Compaction Round 1)\n\n### Original Task\nFix the failing test in src/db.ts\n\n### Completed Work\n| File | Fate | What changed |\n|---|---|---|\n| test/db.test.ts | edited | +0/-1; removed `afterEach(() => close())` |\n\n### Errors & Resolutions\n- `npm test -- test/db.test.ts` → exit 1: Error: Called end on pool more than once — resolved: a later run of the same command succeeded\n    Error: Called end on pool more than once at Pool.end (node_modules/pg-pool/index.js:434:19) at close (src/pool.ts:4:14) Tests: 1 failed, 11 passed\n\n### Current State\n- Last change: test/db.test.ts (edited)\n- Last command: `npm test -- test/db.test.ts` → exit 0\n\n### Commands Run\n- `npm test -- test/db.test.ts` (×2, last exit 0, failed earlier)\n\n### Earlier Actions (oldest first, condensed)\n- read_file src/db.ts\n- bash npm test -- test/db.test.ts → exit 1: Error: Called end on pool more than once\n- read_file src/pool.ts\n- note: The pool is closed in afterEach and again by the shutdown hook.\n- edit_file test/db.test.ts (removed `afterEach(() => close())`)\n- read_file src/config.ts"
          *         },
          *         {
          *           "role": "assistant",
-         *           "content": "Reading src/config.ts.",
+         *           "content": "Running the tests.",
          *           "tool_calls": [
          *             {
-         *               "id": "call_5",
+         *               "id": "call_6",
          *               "type": "function",
          *               "function": {
-         *                 "name": "read_file",
-         *                 "arguments": "{\"path\":\"src/config.ts\"}"
+         *                 "name": "bash",
+         *                 "arguments": "{\"command\":\"npm test -- test/db.test.ts\"}"
          *               }
          *             }
          *           ]
          *         },
          *         {
          *           "role": "tool",
-         *           "tool_call_id": "call_5",
-         *           "content": "…"
+         *           "tool_call_id": "call_6",
+         *           "content": "Tests: 12 passed\nExit code 0"
          *         },
          *         {
          *           "role": "assistant",
@@ -3672,7 +3678,7 @@ export interface components {
          *       ],
          *       "format": "openai",
          *       "model": "gpt-4o",
-         *       "targetTokens": 3000,
+         *       "targetTokens": 1500,
          *       "strategy": "rules",
          *       "fallbacks": [],
          *       "repairs": [],
@@ -3685,12 +3691,12 @@ export interface components {
          *         },
          *         {
          *           "from": 2,
-         *           "to": 9,
+         *           "to": 11,
          *           "action": "summarize",
          *           "reason": "one-line digests in the summary's action log"
          *         },
          *         {
-         *           "from": 10,
+         *           "from": 12,
          *           "to": 13,
          *           "action": "condense",
          *           "reason": "tool results masked, inputs and prose condensed"
@@ -3705,24 +3711,26 @@ export interface components {
          *       "event": {
          *         "round": 1,
          *         "tokensBefore": 7124,
-         *         "tokensAfter": 2660,
-         *         "compressionRatio": 2.68,
+         *         "tokensAfter": 422,
+         *         "compressionRatio": 16.88,
          *         "messagesCompacted": 12,
          *         "strategy": "rules",
-         *         "summaryTokens": 194,
+         *         "summaryTokens": 308,
          *         "costUsd": 0,
-         *         "durationMs": 38
+         *         "durationMs": 63
          *       },
          *       "summary": {
          *         "text": "## Session Summary (Compaction Round 1)\n\n### Original Task\nFix the failing test in src/db.ts\n…",
          *         "keyFacts": {
          *           "currentTask": "Fix the failing test in src/db.ts",
          *           "completedSteps": [
+         *             "edited test/db.test.ts: removed `afterEach(() => close())`",
          *             "ran npm test -- test/db.test.ts (ok)"
          *           ],
          *           "pendingSteps": [],
          *           "keyDecisions": [],
          *           "relevantFiles": [
+         *             "test/db.test.ts",
          *             "src/db.ts",
          *             "src/pool.ts",
          *             "src/config.ts"
@@ -3845,11 +3853,13 @@ export interface components {
          *       "keyFacts": {
          *         "currentTask": "Fix the failing test in src/db.ts",
          *         "completedSteps": [
+         *           "edited test/db.test.ts: removed `afterEach(() => close())`",
          *           "ran npm test -- test/db.test.ts (ok)"
          *         ],
          *         "pendingSteps": [],
          *         "keyDecisions": [],
          *         "relevantFiles": [
+         *           "test/db.test.ts",
          *           "src/db.ts",
          *           "src/pool.ts",
          *           "src/config.ts"
@@ -3860,13 +3870,13 @@ export interface components {
          *         "userRequests": []
          *       },
          *       "originalTokens": 7124,
-         *       "compressedTokens": 2660,
-         *       "compressionRatio": 2.68,
+         *       "compressedTokens": 422,
+         *       "compressionRatio": 16.88,
          *       "summaryCostUsd": 0,
-         *       "targetTokens": 3000,
+         *       "targetTokens": 1500,
          *       "model": "gpt-4o",
-         *       "durationMs": 38,
-         *       "summaryTokens": 194,
+         *       "durationMs": 63,
+         *       "summaryTokens": 308,
          *       "foldedFrom": null,
          *       "createdAt": "2026-11-22T13:23:20.601Z"
          *     }
@@ -4611,11 +4621,13 @@ export interface components {
          *           "keyFacts": {
          *             "currentTask": "Fix the failing test in src/db.ts",
          *             "completedSteps": [
+         *               "edited test/db.test.ts: removed `afterEach(() => close())`",
          *               "ran npm test -- test/db.test.ts (ok)"
          *             ],
          *             "pendingSteps": [],
          *             "keyDecisions": [],
          *             "relevantFiles": [
+         *               "test/db.test.ts",
          *               "src/db.ts",
          *               "src/pool.ts",
          *               "src/config.ts"
@@ -4626,13 +4638,13 @@ export interface components {
          *             "userRequests": []
          *           },
          *           "originalTokens": 7124,
-         *           "compressedTokens": 2660,
-         *           "compressionRatio": 2.68,
+         *           "compressedTokens": 422,
+         *           "compressionRatio": 16.88,
          *           "summaryCostUsd": 0,
-         *           "targetTokens": 3000,
+         *           "targetTokens": 1500,
          *           "model": "gpt-4o",
-         *           "durationMs": 38,
-         *           "summaryTokens": 194,
+         *           "durationMs": 63,
+         *           "summaryTokens": 308,
          *           "foldedFrom": null,
          *           "createdAt": "2026-11-22T13:23:20.601Z"
          *         }
