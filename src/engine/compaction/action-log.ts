@@ -107,18 +107,21 @@ export function repeatsQuotedInstruction(line: string, sections: string): boolea
 }
 
 /**
- * Whether a log line only says that files were created, and `fileRows` (the summary's
- * Completed Work section) already name every one of them: by path, or in a grouped row
- * (`| dir/ (13 files) | created | a.py, b.py |`).
+ * The files `fileRows` (the summary's Completed Work section) lists: by path, or in a
+ * grouped row (`| dir/ (13 files) | created | a.py, b.py |`). Made once per summary.
  */
-export function repeatsListedCreation(line: LogLine, fileRows: string): boolean {
-  if (!line.created) return false
+export function listedFiles(fileRows: string): (path: string) => boolean {
   const grouped = new Set<string>()
   for (const m of fileRows.matchAll(/(\S+) \(\d+ files\) \| created \| ([^|\n]*)/g)) {
     const dir = m[1]!
     for (const name of m[2]!.split(', ')) grouped.add(dir === './' ? name.trim() : dir + name.trim())
   }
-  return line.created.every((path) => grouped.has(path) || fileRows.includes(`| ${path} |`))
+  return (path) => grouped.has(path) || fileRows.includes(`| ${path} |`)
+}
+
+/** Whether a log line only says that files were created, and every one of them is listed. */
+export function repeatsListedCreation(line: LogLine, listed: (path: string) => boolean): boolean {
+  return line.created !== undefined && line.created.every(listed)
 }
 
 /**

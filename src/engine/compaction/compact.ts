@@ -18,7 +18,7 @@ import { EVENT_OVERHEAD, neutralCounter } from '../conversation/segments.ts'
 import { extractHandover } from '../facts/handover.ts'
 import { IMPORTANCE } from '../facts/importance.ts'
 import { REPLY_PRIMING_TOKENS } from '../tokens/tokenizer.ts'
-import { ACTION_LOG_HEADER, overflowAlreadyLogged, fileRowsOf, previousActionLog, repeatsListedCreation, repeatsQuotedInstruction, segmentLogLines, type LogLine } from './action-log.ts'
+import { ACTION_LOG_HEADER, overflowAlreadyLogged, fileRowsOf, listedFiles, previousActionLog, repeatsListedCreation, repeatsQuotedInstruction, segmentLogLines, type LogLine } from './action-log.ts'
 import { assemble, type Assembly } from './assemble.ts'
 import { layoutOf, splitMergedTurns } from './layout.ts'
 import { makePlan, type Plan } from './plan.ts'
@@ -120,14 +120,14 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   // quote, a file creation their file rows list) is left out: its room goes to what the
   // sections could not hold.
   let sectionText: string | undefined
-  let fileRowsText = ''
+  let listed: (path: string) => boolean = () => false
   const unrepeated = new Map<number, LogLine[]>()
   const logLines = (si: number) => {
     let hit = logCache.get(si)
     if (!hit) logCache.set(si, (hit = segmentLogLines(segments[si]!.messages, si, { preserveErrorDetails: options.preserveErrorDetails, lineTokens })))
     if (sectionText === undefined) return hit
     let left = unrepeated.get(si)
-    if (!left) unrepeated.set(si, (left = hit.filter((l) => !repeatsQuotedInstruction(l.text, sectionText!) && !repeatsListedCreation(l, fileRowsText))))
+    if (!left) unrepeated.set(si, (left = hit.filter((l) => !repeatsQuotedInstruction(l.text, sectionText!) && !repeatsListedCreation(l, listed))))
     return left
   }
   const earlierSegment = (si: number) => segments[si]!.earlierSummary && !segments[si]!.toolWork && !segments[si]!.instruction
@@ -221,7 +221,7 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
       summary = outcome?.summary
       summaryBy = outcome?.by
       sectionText = summary?.text
-      fileRowsText = fileRowsOf(summary?.text ?? '')
+      listed = listedFiles(fileRowsOf(summary?.text ?? ''))
       unrepeated.clear()
       // The sections rarely use their whole reserve: plan the log again with what they took,
       // as long as the compacted range (and so the summary) stays the same.

@@ -2,7 +2,7 @@
  * action-log.ts: which log lines only repeat what the summary's sections already say.
  */
 import t from 'tap'
-import { fileRowsOf, repeatsListedCreation, type LogLine } from '../../../src/engine/compaction/action-log.ts'
+import { fileRowsOf, listedFiles, repeatsListedCreation, type LogLine } from '../../../src/engine/compaction/action-log.ts'
 
 const line = (created?: string[]): LogLine => ({ text: '- bash cat > x << EOF', priority: 50, tokens: 8, key: '0:0', ...(created ? { created } : {}) })
 
@@ -28,7 +28,7 @@ t.test('fileRowsOf: the Completed Work section only, up to the next section', as
 })
 
 t.test('repeatsListedCreation: a creation the table lists, by path or in a grouped row', async (t) => {
-  const rows = fileRowsOf(summary)
+  const rows = listedFiles(fileRowsOf(summary))
   t.ok(repeatsListedCreation(line(['run_test.py']), rows), 'in the ./ group')
   t.ok(repeatsListedCreation(line(['src/app/c.ts']), rows), 'in the src/app/ group')
   t.ok(repeatsListedCreation(line(['django/forms/widgets.py']), rows), 'its own row')
