@@ -214,7 +214,8 @@ const GEMINI_FIELDS: Record<string, Field> = {
   recent_actions: 'actions',
   current_plan: 'pending',
   artifact_trail: 'files',
-  task_state: 'state',
+  // The newer name of current_plan: steps with a status each, the open ones the pending work.
+  task_state: 'pending',
 }
 
 const ELEMENT_RE = /<([A-Za-z_][\w-]*)(\s[^>]*)?>([\s\S]*?)<\/\1\s*>|<!--([\s\S]*?)-->/g
@@ -365,4 +366,20 @@ function safeDecode(s: string): string {
   } catch {
     return s
   }
+}
+
+/**
+ * A plan step of an earlier summary, its status marker read: `[DONE] x`, `[IN PROGRESS] x`,
+ * `[TODO] x` (Gemini CLI's task_state), `[x] x` / `[ ] x` (markdown checklists). Unmarked: open.
+ */
+export function planStep(item: string): { text: string; done: boolean; inProgress: boolean } {
+  const m = /^\s*(?:[-*]\s+)?\[\s*([^\]]*?)\s*\]\s+([\s\S]*)$/.exec(item)
+  if (!m) return { text: item, done: false, inProgress: false }
+  const status = m[1]!.toLowerCase().replace(/[\s_-]+/g, ' ')
+  const done = /^(x|done|completed?|finished|resolved)$/.test(status)
+  const inProgress = /^(in progress|current|active|doing|wip)$/.test(status)
+  const open = inProgress || /^(|todo|to do|pending|not started|open|next|planned|blocked)$/.test(status)
+  // Brackets that are no status marker ("[WIP branch] …", "[docs] …") stay part of the text.
+  if (!done && !open) return { text: item, done: false, inProgress: false }
+  return { text: m[2]!.trim(), done, inProgress }
 }

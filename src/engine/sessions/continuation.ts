@@ -12,6 +12,7 @@
  * passed); decisions and root causes are conclusions (facts/reasoning.ts).
  */
 import { isUrl } from '../facts/artifacts.ts'
+import { planStep } from '../facts/earlier-summary.ts'
 import { isMusing } from '../facts/reasoning.ts'
 import { isTestCommand, shortenPath } from '../facts/text.ts'
 import { stripHeredocBodies } from '../facts/tools.ts'
@@ -80,7 +81,12 @@ export function updateContinuation(c: Continuation, done: Summarized[], reading:
     for (const e of x.earlier) {
       const s = e.summary.sections
       if (s.task && (!task || e.position >= task.position)) task = { position: e.position, text: plainEntry(s.task, 300) }
-      if (s.pending.length) earlierPending = s.pending.map((p) => plainEntry(p, 200)).filter(statement)
+      if (s.pending.length) {
+        // An earlier plan: its open steps are pending, its done steps completed.
+        const steps = s.pending.map(planStep)
+        earlierPending = steps.filter((p) => !p.done).map((p) => plainEntry(p.inProgress ? `${p.text} (in progress)` : p.text, 200)).filter(statement)
+        c.completedSteps = pushLatest(c.completedSteps, steps.filter((p) => p.done).map((p) => plainEntry(p.text, 160)), CAPS.completedSteps)
+      }
       c.keyDecisions = pushLatest(c.keyDecisions, s.decisions.map((d) => plainEntry(d, 200)).filter(statement), CAPS.keyDecisions)
       const files = s.files.map((f) => f.path).filter((p) => !isUrl(p))
       c.relevantFiles = [...new Set([...files, ...c.relevantFiles])].slice(0, CAPS.relevantFiles)

@@ -258,3 +258,26 @@ t.test('the action log does not repeat file creations the Completed Work table l
     t.match(s, /EACCES: permission denied/, `${format}: the failed write stays`)
   }
 })
+
+t.test("an earlier Gemini CLI snapshot's task_state: open steps are pending work, done steps one line", async (t) => {
+  const snapshot = [
+    '<state_snapshot>',
+    '  <overall_goal>Ship the CSV export for invoices.</overall_goal>',
+    '  <task_state>',
+    '    <step status="DONE">Stream the rows instead of buffering them.</step>',
+    '    <step status="IN PROGRESS">Add the header row with localized column names. <-- CURRENT FOCUS</step>',
+    '    <step status="TODO">Document the export endpoint in docs/export.md.</step>',
+    '  </task_state>',
+    '</state_snapshot>',
+  ].join('\n')
+  const m: Msg[] = [{ role: 'system', content: 'You are a coding agent.' }, user('Ship the CSV export for invoices.'), user(snapshot), assistant('Continuing with the header row.')]
+  m.push(...call('Edit', { file_path: '/repo/src/export/csv.ts', old_string: 'const header = []', new_string: 'const header = columns.map(localize)' }, 'The file /repo/src/export/csv.ts has been updated.'))
+  m.push(...filler(8))
+  for (const format of ['openai', 'anthropic', 'ai-sdk'] as const) {
+    const s = summaryText(await run(m, 1600, format))
+    t.match(s, '- [ ] Document the export endpoint in docs/export.md. (earlier)', `${format}: the open step is pending`)
+    t.match(s, /- \[ \] Add the header row with localized column names\..*\(in progress\) \(earlier\)/, `${format}: the step in progress says so`)
+    t.match(s, '- Done earlier: Stream the rows instead of buffering them.', `${format}: the done step, on one line`)
+    t.notMatch(s, /\[(TODO|DONE|IN PROGRESS)\]/, `${format}: no raw status markers`)
+  }
+})

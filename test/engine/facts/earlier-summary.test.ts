@@ -1,7 +1,7 @@
 /** Earlier compaction summaries: each agent's marker, its sections mapped onto one shape, nothing lost. */
 import fs from 'node:fs'
 import t, { type Test } from 'tap'
-import { detectEarlierSummary, type EarlierSections, type EarlierSummary } from '../../../src/engine/facts/earlier-summary.ts'
+import { detectEarlierSummary, planStep, type EarlierSections, type EarlierSummary } from '../../../src/engine/facts/earlier-summary.ts'
 import { FIXTURES, TRANSCRIPTS, fixtureMessages, fixturesPresent } from './fixtures.ts'
 import { CLAUDE, CODEX, CODEX_BRIDGE, COMPACTD, CONTINUATION_PROMPT, COPILOT, GEMINI_OLD, PI, ROLLING } from './summary-samples.ts'
 
@@ -275,8 +275,13 @@ t.test('Gemini CLI fixture: the state_snapshot it starts with', { skip }, async 
   t.ok(s.sections.files.some((f) => f.path === 'packages/core/src/config/config.ts'), 'artifact_trail')
   t.ok(s.sections.files.some((f) => f.path === 'packages/core/src/utils/events.ts' && /^modified:/.test(f.note)), 'file_system_state')
   t.equal(s.sections.actions.length, 8, 'recent_actions and the trail comments')
-  t.equal(s.sections.state.length, 7, 'task_state')
-  t.match(s.sections.state[5], /^\[IN PROGRESS\] Commit finalized UI/)
+  t.equal(s.sections.pending.length, 7, 'task_state: the plan, as current_plan was')
+  t.match(s.sections.pending[5], /^\[IN PROGRESS\] Commit finalized UI/)
+  t.same(
+    s.sections.pending.map(planStep).filter((p) => !p.done).map((p) => p.text.slice(0, 22)),
+    ['Commit finalized UI an', 'Finalize documentation'],
+    'its open steps',
+  )
   checkLossless(t, s)
   for (const m of messages.slice(2)) t.equal(detectEarlierSummary(m.text), undefined, `${m.role} ${m.index} is not a summary`)
 })
@@ -317,4 +322,15 @@ t.test('no assistant or tool message of any fixture is taken for a summary', { s
     const wrong = fixtureMessages(file).filter((m) => m.role !== 'user' && detectEarlierSummary(m.text))
     t.same(wrong.map((m) => m.index), [], file)
   }
+})
+
+t.test('planStep: status markers of earlier plans', async (t) => {
+  t.same(planStep('[DONE] Implement core team discovery'), { text: 'Implement core team discovery', done: true, inProgress: false })
+  t.same(planStep('[IN PROGRESS] Commit the UI changes. <-- CURRENT FOCUS'), { text: 'Commit the UI changes. <-- CURRENT FOCUS', done: false, inProgress: true })
+  t.same(planStep('[TODO] Finalize documentation'), { text: 'Finalize documentation', done: false, inProgress: false })
+  t.same(planStep('- [x] write the tests'), { text: 'write the tests', done: true, inProgress: false })
+  t.same(planStep('[ ] open the PR'), { text: 'open the PR', done: false, inProgress: false })
+  t.same(planStep('[in_progress] migrate'), { text: 'migrate', done: false, inProgress: true })
+  t.same(planStep('[docs] update the README'), { text: '[docs] update the README', done: false, inProgress: false }, 'a tag, not a status')
+  t.same(planStep('Add PgVector support'), { text: 'Add PgVector support', done: false, inProgress: false })
 })

@@ -85,6 +85,17 @@ t.test('an earlier compaction summary is folded in, section by section', async (
   t.ok(c.relevantFiles.includes('src/cache.ts') && c.relevantFiles.includes('test/cache.test.ts'))
 })
 
+t.test("an earlier plan's done steps are not pending work in the rolling summary", async (t) => {
+  const snapshot = '<state_snapshot>\n<overall_goal>Ship the CSV export.</overall_goal>\n<task_state>\n<step status="DONE">Stream the rows.</step>\n<step status="IN PROGRESS">Add the header row.</step>\n<step status="TODO">Document the endpoint.</step>\n</task_state>\n</state_snapshot>'
+  const res = run([{ messages: [user(snapshot, 0), said('Continuing with the header row.', 1)] }])
+  t.match(res.text, /Earlier pending: Add the header row\. \(in progress\)[,;] Document the endpoint\./)
+  t.match(res.text, /Earlier done: Stream the rows\./)
+  t.notMatch(res.text, /\[(DONE|TODO|IN PROGRESS)\]/, 'no raw status markers')
+  const c = continuationOf(res.doc)
+  t.same(c.pendingSteps, ['Add the header row. (in progress)', 'Document the endpoint.'], 'the open steps are pending')
+  t.same(c.completedSteps, ['Stream the rows.'], 'the done step is completed')
+})
+
 t.test('outcomes come from evidence: success worded like failure is no error; a real failure keeps its error and test', async (t) => {
   const ok: Exchange = {
     messages: [

@@ -6,7 +6,7 @@
  * Sections with nothing chosen are left out. Shared by `rules` and by the check that
  * completes an `llm` summary with what the model dropped.
  */
-import type { EarlierSummary } from '../../facts/earlier-summary.ts'
+import { planStep, type EarlierSummary } from '../../facts/earlier-summary.ts'
 import type { FileFate } from '../../facts/artifacts.ts'
 import type { HandoverFacts } from '../../facts/handover.ts'
 import { IMPORTANCE, isOneOff } from '../../facts/importance.ts'
@@ -145,7 +145,15 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
     }
     const done = facts.plan.filter((p) => p.status === 'completed')
     if (done.length) add('pending', `- Done in the plan: ${done.map((p) => clip(p.text, 80)).join('; ')}`, IMPORTANCE.pending - 8)
-  } else for (const e of earlier) for (const p of e.sections.pending) add('pending', `- [ ] ${clip(p, c.sentence)} (earlier)`, IMPORTANCE.earlierState)
+  } else {
+    // An earlier plan's open steps are pending work; its done steps say what is finished, and rank lower.
+    for (const e of earlier) {
+      const steps = e.sections.pending.map(planStep)
+      for (const step of steps) if (!step.done) add('pending', `- [ ] ${clip(step.text, c.sentence)}${step.inProgress ? ' (in progress)' : ''} (earlier)`, IMPORTANCE.earlierState)
+      const done = steps.filter((p) => p.done)
+      if (done.length) add('pending', `- Done earlier: ${done.map((p) => clip(p.text, 80)).join('; ')}`, IMPORTANCE.earlier - 10)
+    }
+  }
   if (facts.nextStep) add('pending', `- Next step: ${clipKeepingPaths(facts.nextStep, c.sentence)}`, IMPORTANCE.pending + 1)
 
   for (const e of earlier) {
