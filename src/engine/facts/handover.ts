@@ -43,6 +43,8 @@ export interface CommandFact {
   lastFailed: boolean
   everFailed: boolean
   test: boolean
+  /** Every run only read or searched (`cat`, `sed -n`, `rg`, `ls`…): the action log says it, Commands Run need not. */
+  readOnly: boolean
   lastPosition: number
 }
 
@@ -99,8 +101,9 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
     const failed = d.status === 'error'
     if (isCommand) {
       const key = source.trim()
-      const c = commands.get(key) ?? { command: key, runs: 0, lastFailed: false, everFailed: false, test: isTestCommand(key), lastPosition: position }
+      const c = commands.get(key) ?? { command: key, runs: 0, lastFailed: false, everFailed: false, test: isTestCommand(key), readOnly: true, lastPosition: position }
       c.runs++
+      c.readOnly &&= d.value === 'read' || d.value === 'search'
       c.lastFailed = failed
       c.everFailed ||= failed
       c.lastPosition = position

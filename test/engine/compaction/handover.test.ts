@@ -281,3 +281,23 @@ t.test("an earlier Gemini CLI snapshot's task_state: open steps are pending work
     t.notMatch(s, /\[(TODO|DONE|IN PROGRESS)\]/, `${format}: no raw status markers`)
   }
 })
+
+t.test('Commands Run lists what ran, not reads that worked (those are log lines already)', async (t) => {
+  const m: Msg[] = [{ role: 'system', content: 'You are a coding agent.' }, user('Fix the date parsing bug in /repo/src/dates.py.')]
+  m.push(...call('Bash', { command: "sed -n '1,120p' src/dates.py" }, 'def parse(s):\n    return s\n'.repeat(30)))
+  m.push(...call('Bash', { command: 'cat src/missing.py' }, 'cat: src/missing.py: No such file or directory\nExit code 1'))
+  m.push(...call('Bash', { command: 'python -m pytest tests/test_dates.py' }, 'FAILED tests/test_dates.py::test_iso - ValueError: bad date\nExit code 1'))
+  m.push(...call('Bash', { command: 'python -m pytest tests/test_dates.py' }, '3 passed\nExit code 0'))
+  m.push(...call('Bash', { command: 'python setup.py build' }, 'running build\nExit code 0'))
+  m.push(...filler(8))
+  for (const format of ['openai', 'anthropic', 'ai-sdk'] as const) {
+    const r = await run(m, 2000, format)
+    const s = summaryText(r)
+    const commands = s.slice(s.indexOf('### Commands Run'))
+    t.match(commands, '`python setup.py build`', `${format}: a build is listed`)
+    t.match(commands, '`python -m pytest tests/test_dates.py` (×2, last exit 0, failed earlier)', `${format}: the test runs are listed`)
+    t.match(commands, '`cat src/missing.py`', `${format}: a read that failed is listed`)
+    t.notMatch(commands, "sed -n '1,120p'", `${format}: a read that worked is not`)
+    t.ok(JSON.stringify(r.messages).includes("sed -n '1,120p' src/dates.py"), `${format}: the read is still in the output (its call, or its log line)`)
+  }
+})

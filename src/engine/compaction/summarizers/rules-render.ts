@@ -162,6 +162,8 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
   }
 
   for (const cmd of facts.commands) {
+    // A read that worked is a log line already; listed again here it only takes the log's room.
+    if (cmd.readOnly && !cmd.everFailed) continue
     const last = cmd.lastExitCode !== undefined ? `exit ${cmd.lastExitCode}` : cmd.lastFailed ? 'error' : 'ok'
     const text = `- ${code(cmd.command, c.command)} (${cmd.runs > 1 ? `×${cmd.runs}, last ` : ''}${last}${cmd.everFailed && !cmd.lastFailed ? ', failed earlier' : ''})`
     // A failed command is already under Errors: here it is a repeat, ranked as any command.
