@@ -129,6 +129,8 @@ const SIGNATURES: Signature[] = [
   { re: /^test \S+ \.\.\. FAILED$/, weight: 8 }, // cargo test
   { re: /^(?:E\s+)?(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)(?::\s|$)/, weight: 7 },
   { re: /^Exception in thread "[^"]*" [\w.$]+/, weight: 7 },
+  // The interpreter could not start what it was asked to run: `python -m pytest` without pytest, a missing script.
+  { re: /^(?:\S*\/)?python[\d.]*: (?:No module named \S+|can't open file )/, weight: 7 },
   { re: /^(?:[a-z_]\w*\.){2,}[A-Z]\w+: \S/, weight: 6 }, // django.core.exceptions.ImproperlyConfigured: …
   { re: /^(?:Uncaught |thrown: )?(?:[A-Z]\w*)?Error(?: \[\w+\])?: (?!\(none\))\S/, weight: 7 },
   { re: /^error(?:\[E\d+\])?: \S/, weight: 7 }, // rustc, cargo, git, many CLIs

@@ -96,6 +96,12 @@ t.test('outcomeOf: evidence and precedence', async (t) => {
   t.equal(piped.status, 'error')
   t.equal(piped.evidence, 'error-signature')
   t.equal(piped.errorLine, "KeyError: 'indexes'")
+  // `python -m pytest … | tail`: the interpreter could not even start pytest.
+  const noPytest = outcomeOf({ kind: 'shell', output: '<returncode>0</returncode>\n<output>\n/opt/miniconda3/bin/python: No module named pytest\n</output>', command: 'cd /testbed && python -m pytest tests/x.py -xvs 2>&1 | tail -50' })
+  t.equal(noPytest.status, 'error')
+  t.equal(noPytest.errorLine, '/opt/miniconda3/bin/python: No module named pytest')
+  const noScript = outcomeOf({ kind: 'shell', output: "python3: can't open file '/testbed/repro.py': [Errno 2] No such file or directory\nExit code 2", command: 'python3 repro.py' })
+  t.equal(noScript.errorLine, "python3: can't open file '/testbed/repro.py': [Errno 2] No such file or directory")
   // Without a pipe, exit 0 wins over printed text.
   t.equal(outcomeOf({ kind: 'shell', output: '<returncode>0</returncode>\nKeyError: handled and logged', command: 'python r.py' }).status, 'ok')
 })
