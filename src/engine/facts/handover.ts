@@ -21,7 +21,7 @@ import type { EarlierSummary } from './earlier-summary.ts'
 import { planFromToolCall, type PlanItem } from './plan-tools.ts'
 import { conclusionsOf } from './reasoning.ts'
 import { ArtifactTracker, foldFileFates, type FileChange, type FileFate } from './artifacts.ts'
-import { isTestCommand } from './text.ts'
+import { commandIdentity, isTestCommand } from './text.ts'
 
 export interface FailureFact {
   position: number
@@ -100,7 +100,7 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
   const recordRun = (position: number, source: string, d: ToolDigest, isCommand: boolean) => {
     const failed = d.status === 'error'
     if (isCommand) {
-      const key = source.trim()
+      const key = commandIdentity(source)
       const c = commands.get(key) ?? { command: key, runs: 0, lastFailed: false, everFailed: false, test: isTestCommand(key), readOnly: true, lastPosition: position }
       c.runs++
       c.readOnly &&= d.value === 'read' || d.value === 'search'
@@ -115,13 +115,14 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
     }
     if (failed && d.errorLine) {
       // The same failure again (a test re-run before the fix) is one fact, seen more than once.
-      const same = facts.failures.find((f) => f.source === source.trim() && f.errorLine === d.errorLine && f.resolvedAt === undefined)
+      const key = isCommand ? commandIdentity(source) : source.trim()
+      const same = facts.failures.find((f) => f.source === key && f.errorLine === d.errorLine && f.resolvedAt === undefined)
       if (same) {
         same.times = (same.times ?? 1) + 1
         same.position = position
         return
       }
-      facts.failures.push({ position, source: source.trim(), errorLine: d.errorLine, ...(d.exitCode !== undefined ? { exitCode: d.exitCode } : {}), ...(opts.preserveErrorDetails && d.errorDetail ? { detail: d.errorDetail } : {}) })
+      facts.failures.push({ position, source: key, errorLine: d.errorLine, ...(d.exitCode !== undefined ? { exitCode: d.exitCode } : {}), ...(opts.preserveErrorDetails && d.errorDetail ? { detail: d.errorDetail } : {}) })
     }
   }
 

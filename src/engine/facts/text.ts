@@ -45,6 +45,19 @@ export function isTestCommand(command: string): boolean {
 }
 
 /**
+ * A command without the output filter it ends with (`2>&1 | tail -300`, `| head -50`): the
+ * same run seen through a different window, so `pytest x | tail -100` and `pytest x | tail
+ * -300` are one command, and a success of either resolves a failure of the other.
+ */
+export function commandIdentity(command: string): string {
+  return command
+    .trim()
+    .replace(/(?:\s*\|\s*(?:tail|head)(?:\s+-[nc])?(?:\s+[-+]?\d+)?)+$/, '')
+    .replace(/\s*2>&1$/, '')
+    .trim()
+}
+
+/**
  * A cut position that does not split a surrogate pair (an emoji, say): moved back for the
  * end of a head, forward for the start of a tail, so what is kept stays valid text.
  */

@@ -6,6 +6,7 @@ import t from 'tap'
 import { compact } from '../../../src/engine/compaction/compact.ts'
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type CompactResult } from '../../../src/engine/compaction/types.ts'
 import { messageText, type MessageFormat } from '../../../src/engine/messages/canonical.ts'
+import { commandIdentity } from '../../../src/engine/facts/text.ts'
 import { messageTokens, tokenizerCounter } from '../../../src/engine/tokens/count.ts'
 import { inAllFormats } from './format-invariance.test.ts'
 
@@ -299,5 +300,22 @@ t.test('Commands Run lists what ran, not reads that worked (those are log lines 
     t.match(commands, '`cat src/missing.py`', `${format}: a read that failed is listed`)
     t.notMatch(commands, "sed -n '1,120p'", `${format}: a read that worked is not`)
     t.ok(JSON.stringify(r.messages).includes("sed -n '1,120p' src/dates.py"), `${format}: the read is still in the output (its call, or its log line)`)
+  }
+})
+
+t.test('the same command through a different output window is one command: its runs merge, a later success resolves it', async (t) => {
+  t.equal(commandIdentity('cd /testbed && python run_test.py 2>&1 | tail -300'), 'cd /testbed && python run_test.py')
+  t.equal(commandIdentity('pytest -x | head -n 50 | tail -5'), 'pytest -x')
+  t.equal(commandIdentity('grep -n foo src/a.py | head'), 'grep -n foo src/a.py')
+  t.equal(commandIdentity('python a.py | tail -5 && echo done'), 'python a.py | tail -5 && echo done', 'only a trailing filter')
+  const m: Msg[] = [{ role: 'system', content: 'You are a coding agent.' }, user('Make the media tests pass.')]
+  m.push(...call('Bash', { command: 'cd /testbed && python run_test.py 2>&1 | tail -300' }, '<returncode>0</returncode>\n<output>\nFAILED tests/test_media.py::test_form_media - ImproperlyConfigured: No DjangoTemplates backend is configured.\n</output>'))
+  m.push(...call('Bash', { command: 'cd /testbed && python run_test.py 2>&1 | tail -100' }, '<returncode>0</returncode>\n<output>\nFAILED tests/test_media.py::test_form_media - ImproperlyConfigured: No DjangoTemplates backend is configured.\n</output>'))
+  m.push(...call('Bash', { command: 'cd /testbed && python run_test.py 2>&1 | tail -20' }, '<returncode>0</returncode>\n<output>\n12 passed\n</output>'))
+  m.push(...filler(8))
+  for (const format of ['openai', 'anthropic', 'ai-sdk'] as const) {
+    const s = summaryText(await run(m, 1500, format))
+    t.match(s, '- `cd /testbed && python run_test.py` (×2) → exit 0: FAILED tests/test_media.py::test_form_media - ImproperlyConfigured: No DjangoTemplates backend is configured. — resolved', `${format}: one failure, seen twice, resolved`)
+    t.notMatch(s, /`cd \/testbed && python run_test\.py 2>&1 \| tail -100`.*→/, `${format}: not a second failure`)
   }
 })
