@@ -307,7 +307,12 @@ export function extractErrorDetail(output: string, errorLine: string | undefined
     } else {
       const want = errorLine.replace(/…$/, '')
       const at = ls.findIndex((l) => clipLine(l).startsWith(want))
-      block = at >= 0 ? ls.slice(at, at + 4).filter((l) => !HARNESS_LINE_RE.test(l)) : [errorLine]
+      // Several errors of the same kind (each missing path, each compiler error): all of them,
+      // not the one chosen and whatever output follows it.
+      const weight = at >= 0 ? signatureWeight(ls[at]!) : 0
+      const alike = weight > 2 ? ls.filter((l) => l.length <= 2000 && !HARNESS_LINE_RE.test(l) && signatureWeight(l) === weight) : []
+      if (alike.length > 1) block = alike.slice(0, 8)
+      else block = at >= 0 ? ls.slice(at, at + 4).filter((l) => !HARNESS_LINE_RE.test(l)) : [errorLine]
     }
     text = block.map((l) => l.trimEnd()).filter(Boolean).join('\n')
   }

@@ -183,3 +183,15 @@ t.test('a traceback keeps its last frames and the error', async (t) => {
   t.notMatch(detail, /m2\.py/)
   t.match(detail, /KeyError: 'indexes'$/)
 })
+
+t.test('extractErrorDetail: several errors of one kind are all kept, not the last one and the output after it', async (t) => {
+  const rg = 'rg: libs/agno/agno/embedder: No such file or directory (os error 2)\nrg: libs/agno/agno/media: No such file or directory (os error 2)\nlibs/agno/agno/vectordb/couchbase/couchbase.py\nlibs/agno/agno/vectordb/singlestore/__init__.py\nExit code 2'
+  const line = extractErrorLine(rg)
+  t.equal(line, 'rg: libs/agno/agno/media: No such file or directory (os error 2)')
+  t.equal(extractErrorDetail(rg, line), 'rg: libs/agno/agno/embedder: No such file or directory (os error 2)\nrg: libs/agno/agno/media: No such file or directory (os error 2)')
+  const tsc = "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.\nsrc/b.ts(9,1): error TS2304: Cannot find name 'foo'.\nFound 2 errors in 2 files."
+  t.equal(extractErrorDetail(tsc, extractErrorLine(tsc)), "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.\nsrc/b.ts(9,1): error TS2304: Cannot find name 'foo'.")
+  // One error: it and the lines after it, as before.
+  const one = 'npm ERR! code ERESOLVE\nnpm warn peer dep\nwhile resolving: app@1.0.0'
+  t.equal(extractErrorDetail(one, extractErrorLine(one)), one)
+})
