@@ -383,3 +383,6 @@ export function planStep(item: string): { text: string; done: boolean; inProgres
   if (!done && !open) return { text: item, done: false, inProgress: false }
   return { text: m[2]!.trim(), done, inProgress }
 }
+
+/** An open step as it is listed: its text, marked when it was in progress. */
+export const openStepText = (step: { text: string; inProgress: boolean }): string => (step.inProgress ? `${step.text} (in progress)` : step.text)

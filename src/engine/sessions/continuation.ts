@@ -11,8 +11,8 @@
  * items, else what each exchange demonstrably did (files changed, failures fixed, tests
  * passed); decisions and root causes are conclusions (facts/reasoning.ts).
  */
-import { isUrl } from '../facts/artifacts.ts'
-import { planStep } from '../facts/earlier-summary.ts'
+import { isNetChange, isUrl } from '../facts/artifacts.ts'
+import { openStepText, planStep } from '../facts/earlier-summary.ts'
 import { isMusing } from '../facts/reasoning.ts'
 import { isTestCommand, shortenPath } from '../facts/text.ts'
 import { stripHeredocBodies } from '../facts/tools.ts'
@@ -55,7 +55,7 @@ const pushLatest = (list: string[], entries: readonly string[], cap: number) => 
 /** What an exchange demonstrably did: files changed, failures resolved, test runs that confirmed a change. */
 function doneStep(x: ExchangeFacts): string | undefined {
   const parts: string[] = []
-  const changed = x.files.filter((f) => f.fate !== 'read' && !f.reverted && isProjectFile(f))
+  const changed = x.files.filter((f) => isNetChange(f) && isProjectFile(f))
   if (changed.length) parts.push(changed.slice(0, 2).map((f) => `${f.fate} ${shortenPath(f.path, 40)}`).join(', ') + (changed.length > 2 ? ` +${changed.length - 2} more` : ''))
   const fixed = x.failures.filter((f) => f.resolvedAt !== undefined).at(-1)
   // A passing run alone completes nothing; it confirms a change or a fix.
@@ -84,7 +84,7 @@ export function updateContinuation(c: Continuation, done: Summarized[], reading:
       if (s.pending.length) {
         // An earlier plan: its open steps are pending, its done steps completed.
         const steps = s.pending.map(planStep)
-        earlierPending = steps.filter((p) => !p.done).map((p) => plainEntry(p.inProgress ? `${p.text} (in progress)` : p.text, 200)).filter(statement)
+        earlierPending = steps.filter((p) => !p.done).map((p) => plainEntry(openStepText(p), 200)).filter(statement)
         c.completedSteps = pushLatest(c.completedSteps, steps.filter((p) => p.done).map((p) => plainEntry(p.text, 160)), CAPS.completedSteps)
       }
       c.keyDecisions = pushLatest(c.keyDecisions, s.decisions.map((d) => plainEntry(d, 200)).filter(statement), CAPS.keyDecisions)

@@ -7,7 +7,7 @@
  * earlier context.
  */
 import { isUrl } from '../facts/artifacts.ts'
-import { planStep, type EarlierSummary } from '../facts/earlier-summary.ts'
+import { openStepText, planStep, type EarlierSummary } from '../facts/earlier-summary.ts'
 import { isStandingConstraint } from '../facts/handover.ts'
 import { IMPORTANCE } from '../facts/importance.ts'
 import { isMusing } from '../facts/reasoning.ts'
@@ -79,7 +79,7 @@ export function earlierItems(e: EarlierSummary, at: string): { items: SummaryIte
   add('Earlier decisions', s.decisions.map((x) => plainEntry(x)), 'decision', IMPORTANCE.earlierState)
   add('Earlier state', s.state.map((x) => plainEntry(x)), 'request', IMPORTANCE.earlierState)
   const steps = s.pending.map(planStep)
-  add('Earlier pending', steps.filter((p) => !p.done).map((p) => plainEntry(p.inProgress ? `${p.text} (in progress)` : p.text)), 'request', IMPORTANCE.earlierState)
+  add('Earlier pending', steps.filter((p) => !p.done).map((p) => plainEntry(openStepText(p))), 'request', IMPORTANCE.earlierState)
   add('Earlier done', steps.filter((p) => p.done).map((p) => plainEntry(p.text)), 'feature', IMPORTANCE.earlier - 4)
   add('Earlier context', s.knowledge.map((x) => plainEntry(x)), 'request', IMPORTANCE.earlier - 4)
   add('Earlier actions', s.actions.map((x) => plainEntry(x)), 'feature', IMPORTANCE.earlier - 4)

@@ -7,7 +7,7 @@
  * with their error line and failing tests, root causes, decisions. An earlier
  * compaction summary inside the exchange is folded in as items of its own (earlier.ts).
  */
-import { isUrl, type FileFate } from '../facts/artifacts.ts'
+import { isNetChange, isUrl, type FileFate } from '../facts/artifacts.ts'
 import { isContentless, taskText } from '../facts/classify.ts'
 import { isOneOff } from '../facts/importance.ts'
 import { isStandingConstraint, type FailureFact } from '../facts/handover.ts'
@@ -43,7 +43,7 @@ const VENDORED_RE = /(?:^|\/)(?:node_modules|site-packages|dist-packages|\.venv|
 
 /** A project file: not /tmp, not a one-off script or backup (the judgment /compact's handover makes), not a URL, not an installed dependency. */
 export const isProjectFile = (f: FileFate) => !isOneOff(f) && !isUrl(f.path) && !VENDORED_RE.test(f.path)
-const changedFiles = (x: ExchangeFacts) => x.files.filter((f) => f.fate !== 'read' && !f.reverted && !isUrl(f.path))
+const changedFiles = (x: ExchangeFacts) => x.files.filter((f) => isNetChange(f) && !isUrl(f.path))
 
 /** Rank of an exchange on the shared scale: the most important thing it holds. */
 function scoreOf(x: ExchangeFacts): number {

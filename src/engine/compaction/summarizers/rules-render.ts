@@ -6,8 +6,8 @@
  * Sections with nothing chosen are left out. Shared by `rules` and by the check that
  * completes an `llm` summary with what the model dropped.
  */
-import { planStep, type EarlierSummary } from '../../facts/earlier-summary.ts'
-import type { FileFate } from '../../facts/artifacts.ts'
+import { openStepText, planStep, type EarlierSummary } from '../../facts/earlier-summary.ts'
+import { isNetChange, type FileFate } from '../../facts/artifacts.ts'
 import type { HandoverFacts } from '../../facts/handover.ts'
 import { IMPORTANCE, isOneOff } from '../../facts/importance.ts'
 import { clip, clipKeepingPaths, COMMAND_HEAD } from '../../facts/text.ts'
@@ -131,7 +131,7 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
   for (const s of facts.abandoned) add('decisions', `- Tried and abandoned: ${clipKeepingPaths(s, c.sentence)}`, IMPORTANCE.abandoned)
 
   if (facts.currentWork) add('state', `- Working on: ${clipKeepingPaths(facts.currentWork, c.sentence)}`, IMPORTANCE.state)
-  const changedFiles = facts.files.filter((f) => f.fate !== 'read' && !f.reverted).sort((a, b) => a.lastIndex - b.lastIndex)
+  const changedFiles = facts.files.filter(isNetChange).sort((a, b) => a.lastIndex - b.lastIndex)
   const lastChange = changedFiles.filter((f) => !isOneOff(f)).at(-1) ?? changedFiles.at(-1)
   if (lastChange) add('state', `- Last change: ${lastChange.path} (${fateCell(lastChange)})`, IMPORTANCE.state - 1)
   const lastCmd = [...facts.commands].sort((a, b) => a.lastPosition - b.lastPosition).at(-1)
@@ -149,7 +149,7 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
     // An earlier plan's open steps are pending work; its done steps say what is finished, and rank lower.
     for (const e of earlier) {
       const steps = e.sections.pending.map(planStep)
-      for (const step of steps) if (!step.done) add('pending', `- [ ] ${clip(step.text, c.sentence)}${step.inProgress ? ' (in progress)' : ''} (earlier)`, IMPORTANCE.earlierState)
+      for (const step of steps) if (!step.done) add('pending', `- [ ] ${clip(openStepText(step), c.sentence)} (earlier)`, IMPORTANCE.earlierState)
       const done = steps.filter((p) => p.done)
       if (done.length) add('pending', `- Done earlier: ${done.map((p) => clip(p.text, 80)).join('; ')}`, IMPORTANCE.earlier - 10)
     }

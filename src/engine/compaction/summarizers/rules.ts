@@ -3,6 +3,7 @@
  * handover document from the facts the orchestrator extracted once (facts/handover.ts),
  * folding earlier compaction summaries in section by section, within its budget.
  */
+import { isNetChange } from '../../facts/artifacts.ts'
 import type { HandoverFacts } from '../../facts/handover.ts'
 import type { KeyFacts, Summarizer, SummaryRequest, SummaryResult } from '../types.ts'
 import { asLogLine, earlierFooter, fateCell, handoverItems, renderItems, type Item } from './rules-render.ts'
@@ -11,7 +12,7 @@ import { IMPORTANCE } from '../../facts/importance.ts'
 
 /** Seed 003's continuation fields, from the same facts. */
 export function keyFactsOf(facts: HandoverFacts, originalTask: string): KeyFacts {
-  const changed = facts.files.filter((f) => f.fate !== 'read' && !f.reverted)
+  const changed = facts.files.filter(isNetChange)
   return {
     currentTask: clip(facts.currentWork ?? facts.instructions.at(-1)?.text ?? originalTask, 600),
     completedSteps: [

@@ -136,6 +136,9 @@ export interface FileFate {
  * notes merged), deleted, renamed (from → to), or read only. In order of first appearance.
  * The same file spelled relative and absolute (`src/a.py`, `/repo/src/a.py`) is one file.
  */
+/** Whether the session left the file changed: written, edited, deleted or renamed, and not undone. */
+export const isNetChange = (f: FileFate): boolean => f.fate !== 'read' && !f.reverted
+
 export function foldFileFates(changes: readonly (FileChange & { index?: number })[]): FileFate[] {
   const files = new Map<string, FileFate & { preexisting: boolean; order: number }>()
   // Per file: exact replacements not undone yet, how many were undone, and whether anything else changed it.
