@@ -136,6 +136,12 @@ export function fileRowsOf(summaryText: string): string {
   return summaryText.slice(at, end < 0 ? undefined : end)
 }
 
+/** Whether a log line only repeats what the summary's sections say: an instruction they quote whole, a file creation they list. */
+export function repeatsSummary(summaryText: string): (line: LogLine) => boolean {
+  const listed = listedFiles(fileRowsOf(summaryText))
+  return (line) => repeatsQuotedInstruction(line.text, summaryText) || repeatsListedCreation(line, listed)
+}
+
 /** Lines of the action log an earlier compactd round left in its summary message. */
 export function previousActionLog(text: string): string[] {
   const at = text.indexOf(ACTION_LOG_HEADER)

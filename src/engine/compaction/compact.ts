@@ -18,7 +18,7 @@ import { EVENT_OVERHEAD, neutralCounter } from '../conversation/segments.ts'
 import { extractHandover } from '../facts/handover.ts'
 import { IMPORTANCE } from '../facts/importance.ts'
 import { REPLY_PRIMING_TOKENS } from '../tokens/tokenizer.ts'
-import { ACTION_LOG_HEADER, overflowAlreadyLogged, fileRowsOf, listedFiles, previousActionLog, repeatsListedCreation, repeatsQuotedInstruction, segmentLogLines, type LogLine } from './action-log.ts'
+import { ACTION_LOG_HEADER, overflowAlreadyLogged, previousActionLog, repeatsSummary, segmentLogLines, type LogLine } from './action-log.ts'
 import { assemble, type Assembly } from './assemble.ts'
 import { layoutOf, splitMergedTurns } from './layout.ts'
 import { makePlan, type Plan } from './plan.ts'
@@ -119,15 +119,14 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   // Once the sections exist, a log line that only repeats what they say (an instruction they
   // quote, a file creation their file rows list) is left out: its room goes to what the
   // sections could not hold.
-  let sectionText: string | undefined
-  let listed: (path: string) => boolean = () => false
+  let repeatsSections: ((line: LogLine) => boolean) | undefined
   const unrepeated = new Map<number, LogLine[]>()
   const logLines = (si: number) => {
     let hit = logCache.get(si)
     if (!hit) logCache.set(si, (hit = segmentLogLines(segments[si]!.messages, si, { preserveErrorDetails: options.preserveErrorDetails, lineTokens })))
-    if (sectionText === undefined) return hit
+    if (!repeatsSections) return hit
     let left = unrepeated.get(si)
-    if (!left) unrepeated.set(si, (left = hit.filter((l) => !repeatsQuotedInstruction(l.text, sectionText!) && !repeatsListedCreation(l, listed))))
+    if (!left) unrepeated.set(si, (left = hit.filter((l) => !repeatsSections!(l))))
     return left
   }
   const earlierSegment = (si: number) => segments[si]!.earlierSummary && !segments[si]!.toolWork && !segments[si]!.instruction
@@ -220,8 +219,7 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
       )
       summary = outcome?.summary
       summaryBy = outcome?.by
-      sectionText = summary?.text
-      listed = listedFiles(fileRowsOf(summary?.text ?? ''))
+      repeatsSections = summary && repeatsSummary(summary.text)
       unrepeated.clear()
       // The sections rarely use their whole reserve: plan the log again with what they took,
       // as long as the compacted range (and so the summary) stays the same.
