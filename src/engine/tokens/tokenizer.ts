@@ -109,12 +109,129 @@ export function preloadEncodings(encodings: readonly EncodingName[] = ENCODING_N
 const SPECIAL_AS_TEXT = Object.freeze({ disallowedSpecial: new Set<string>() })
 
 /**
- * Exact number of tokens `text` encodes to. Uses gpt-tokenizer's counting path,
- * which walks the BPE merges without building a token array.
+ * The longest run of one character class that is counted in one piece (issue 18).
+ *
+ * The encoders first cut text with a regular expression (a word, a number of at most 3
+ * digits, a run of punctuation, a run of whitespace) and then merge byte pairs inside
+ * each piece, and that merge is quadratic in the piece's length (gpt-tokenizer's
+ * bytePairMerge scans every pair for each merge; tiktoken's issue 195 is the same
+ * finding): one message of `"A"×100k` took 17 s. Real text never has such pieces, but
+ * base64, hex, hashes glued together, minified names, CJK without punctuation, a line of
+ * `=` and long indentation do. A run of letters, of punctuation or of whitespace longer
+ * than this is cut into pieces of this length and each is counted alone, so a piece's
+ * merge costs at most MAX_RUN_CHARS² and counting stays linear in the text. A cut can
+ * change the count by the merges across it: at most MAX_CUT_ERROR_TOKENS per cut,
+ * measured by test/engine/tokens/linear-count.test.ts; the fixtures have no such run, so
+ * their counts are exact (docs/tokens.md).
+ */
+export const MAX_RUN_CHARS = 256
+/** Tokens one cut can add or remove, at most (the property test's bound; docs/tokens.md). */
+export const MAX_CUT_ERROR_TOKENS = 1
+
+/** Character classes the encoders' split patterns keep together in one piece; 0 never forms a long piece (digits are cut at 3). */
+const BREAK = 0
+const LETTER = 1
+const SPACE = 2
+const SYMBOL = 3
+
+const ASCII_CLASS = (() => {
+  const table = new Uint8Array(128).fill(SYMBOL)
+  for (let c = 0; c < 128; c++) {
+    const ch = String.fromCharCode(c)
+    if (/[A-Za-z]/.test(ch)) table[c] = LETTER
+    else if (/[0-9]/.test(ch)) table[c] = BREAK
+    else if (/\s/.test(ch)) table[c] = SPACE
+  }
+  return table
+})()
+
+const NON_ASCII_LETTER = /^[\p{L}\p{M}]/u
+const NON_ASCII_SPACE = /^\s/u
+const NON_ASCII_NUMBER = /^\p{N}/u
+
+function nonAsciiClass(ch: string): number {
+  if (NON_ASCII_LETTER.test(ch)) return LETTER
+  if (NON_ASCII_SPACE.test(ch)) return SPACE
+  if (NON_ASCII_NUMBER.test(ch)) return BREAK
+  return SYMBOL
+}
+
+/**
+ * Where `text` has a run longer than MAX_RUN_CHARS of letters and marks, of punctuation
+ * and symbols, or of whitespace, as [start, end) pairs: the classes the encoders' split
+ * patterns keep in one piece. One pass over the characters (a table for ASCII, Unicode
+ * properties only for the rest); a regular expression with `{257,}` would retry every
+ * position inside a run, and with lookbehinds to prevent that it ran at a third of the
+ * tokenizer's own speed on the fixtures.
+ */
+export function longRuns(text: string): number[] {
+  const runs: number[] = []
+  let runClass = BREAK
+  let runStart = 0
+  for (let i = 0; i < text.length; ) {
+    const code = text.charCodeAt(i)
+    let cls: number
+    let width = 1
+    if (code < 128) cls = ASCII_CLASS[code]!
+    else {
+      const point = text.codePointAt(i)!
+      if (point > 0xffff) width = 2
+      cls = nonAsciiClass(String.fromCodePoint(point))
+    }
+    if (cls !== runClass) {
+      if (runClass !== BREAK && i - runStart > MAX_RUN_CHARS) runs.push(runStart, i)
+      runClass = cls
+      runStart = i
+    }
+    i += width
+  }
+  if (runClass !== BREAK && text.length - runStart > MAX_RUN_CHARS) runs.push(runStart, text.length)
+  return runs
+}
+
+/**
+ * The pieces `text` is counted in: the text itself, or, around each long run (longRuns),
+ * the text between runs and each run cut into pieces of at most MAX_RUN_CHARS characters
+ * (never between the halves of a surrogate pair).
+ */
+export function countedPieces(text: string): string[] {
+  if (text.length <= MAX_RUN_CHARS) return [text]
+  const runs = longRuns(text)
+  if (runs.length === 0) return [text]
+  const pieces: string[] = []
+  let from = 0
+  for (let r = 0; r < runs.length; r += 2) {
+    const start = runs[r]!
+    const end = runs[r + 1]!
+    if (start > from) pieces.push(text.slice(from, start))
+    for (let at = start; at < end; ) {
+      let cut = Math.min(end, at + MAX_RUN_CHARS)
+      if (cut < end && isLowSurrogate(text.charCodeAt(cut))) cut++
+      pieces.push(text.slice(at, cut))
+      at = cut
+    }
+    from = end
+  }
+  if (from < text.length) pieces.push(text.slice(from))
+  return pieces
+}
+
+/**
+ * Number of tokens `text` encodes to: exact where no run is longer than MAX_RUN_CHARS
+ * (every real text we have), within MAX_CUT_ERROR_TOKENS per cut elsewhere. Uses
+ * gpt-tokenizer's counting path, which walks the BPE merges without building a token array.
  */
 export function countTextTokens(text: string, encoding: EncodingName): number {
   if (text.length === 0) return 0
-  return loadEncoding(encoding).countTokens(text, SPECIAL_AS_TEXT)
+  const api = loadEncoding(encoding)
+  if (text.length <= MAX_RUN_CHARS) return api.countTokens(text, SPECIAL_AS_TEXT)
+  let total = 0
+  for (const piece of countedPieces(text)) total += api.countTokens(piece, SPECIAL_AS_TEXT)
+  return total
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff
 }
 
 // ---------------------------------------------------------------------------

@@ -1,0 +1,134 @@
+/**
+ * Issue 18: no input makes token counting superlinear. Text is counted in pieces
+ * (countedPieces): around every run longer than MAX_RUN_CHARS of one character class,
+ * which the encoders' split patterns would hand to the quadratic byte-pair merge whole.
+ *
+ * - Work: every piece the encoder's own split pattern makes of what we pass it is at most
+ *   MAX_RUN_CHARS + 1 characters (its pattern may take one leading character), so the
+ *   merge costs at most (MAX_RUN_CHARS + 1)² per piece and the count is linear. This is
+ *   checked on the piece lengths, which no machine's load can change.
+ * - Time: count time per character on 60,000-character pathological inputs stays under a
+ *   bound that the quadratic merge broke by far ('A'×50k took 6.5 s, 130 µs/char).
+ * - Error: within MAX_CUT_ERROR_TOKENS per cut of the exact tokenizer (js-tiktoken, an
+ *   independent implementation) on inputs where the exact one finishes.
+ */
+import t from 'tap'
+import fc from 'fast-check'
+import { Tiktoken } from 'js-tiktoken/lite'
+import o200kRanks from 'js-tiktoken/ranks/o200k_base'
+import cl100kRanks from 'js-tiktoken/ranks/cl100k_base'
+// The encoders' own split patterns, from the library we count with.
+import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants'
+import { countedPieces, countTextTokens, longRuns, MAX_CUT_ERROR_TOKENS, MAX_RUN_CHARS, type EncodingName } from '../../../src/engine/tokens/tokenizer.ts'
+import { estimateTextTokens } from '../../../src/engine/tokens/heuristic.ts'
+
+const ENCODINGS: EncodingName[] = ['o200k_base', 'cl100k_base']
+const SPLIT: Record<EncodingName, RegExp> = { o200k_base: O200K_TOKEN_SPLIT_REGEX, cl100k_base: CL100K_TOKEN_SPLIT_REGEX }
+const reference: Record<EncodingName, Tiktoken> = { o200k_base: new Tiktoken(o200kRanks), cl100k_base: new Tiktoken(cl100kRanks) }
+const exact = (text: string, encoding: EncodingName): number => reference[encoding].encode(text, [], []).length
+
+const chars = (alphabet: string) => fc.constantFrom(...Array.from(alphabet))
+const run = (alphabet: string, min: number, max: number) => fc.string({ unit: chars(alphabet), minLength: min, maxLength: max })
+const repeatOf = (unit: string, min: number, max: number) => fc.integer({ min, max }).map((n) => unit.repeat(n))
+
+/** Pathological pieces: runs of one class, base64, hex, digits, CJK, emoji, nested JSON as text. */
+function pathological(maxRun: number) {
+  return fc.oneof(
+    repeatOf('A', 1, maxRun),
+    run('abcdefghijklmnopqrstuvwxyz', 1, maxRun),
+    run('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 1, maxRun), // base64
+    fc.uint8Array({ minLength: 1, maxLength: maxRun }).map((b) => Buffer.from(b).toString('hex')),
+    fc.integer({ min: 1, max: maxRun }).map((n) => Buffer.alloc(n).toString('base64')), // a zero-filled binary
+    run('0123456789', 1, maxRun),
+    run('ACGT', 1, maxRun), // DNA
+    run('的一是不了人我在有他这为之大来以个中上们到说国和地也子时道出而要于就下得可你年生', 1, maxRun), // CJK without spaces
+    run('😀🎉👍🏽‍👩‍💻🇫🇷', 1, Math.ceil(maxRun / 2)), // emoji sequences (surrogate pairs, ZWJ)
+    run('=-*#+~!?.,;:|<>{}[]()', 1, maxRun),
+    run(' \t', 1, maxRun),
+    run('\n\r ', 1, maxRun),
+    fc.integer({ min: 1, max: Math.ceil(maxRun / 8) }).map((depth) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)), // nested JSON as text
+    fc.string({ minLength: 0, maxLength: 40 }), // ordinary text between runs
+  )
+}
+const text = (maxRun: number, maxParts: number) => fc.array(pathological(maxRun), { minLength: 1, maxLength: maxParts }).map((parts) => parts.join(''))
+
+t.test('every piece the encoder merges is at most MAX_RUN_CHARS + 1 characters', async (t) => {
+  fc.assert(
+    fc.property(text(3000, 6), (s) => {
+      const pieces = countedPieces(s)
+      if (pieces.join('') !== s) return false
+      for (const encoding of ENCODINGS) {
+        for (const piece of pieces) {
+          for (const [chunk] of piece.matchAll(SPLIT[encoding])) if (chunk.length > MAX_RUN_CHARS + 1) return false
+        }
+      }
+      return true
+    }),
+    { numRuns: 300 },
+  )
+  t.pass('300 generated inputs: pieces rejoin to the input and no encoder chunk exceeds the bound')
+})
+
+t.test('counts stay within MAX_CUT_ERROR_TOKENS per cut of the exact tokenizer', async (t) => {
+  for (const encoding of ENCODINGS) {
+    fc.assert(
+      fc.property(text(1200, 4), (s) => {
+        const cuts = countedPieces(s).length - 1
+        const error = Math.abs(countTextTokens(s, encoding) - exact(s, encoding))
+        return error <= cuts * MAX_CUT_ERROR_TOKENS
+      }),
+      { numRuns: 150 },
+    )
+  }
+  t.pass('150 generated inputs per encoding')
+})
+
+t.test('text without a long run is counted whole, and exactly', async (t) => {
+  const prose = 'The quick brown fox jumps over the lazy dog; then it runs `npm test` and reads src/app.ts:12. '.repeat(200)
+  t.same(countedPieces(prose), [prose])
+  for (const encoding of ENCODINGS) t.equal(countTextTokens(prose, encoding), exact(prose, encoding))
+  t.same(longRuns('x'.repeat(MAX_RUN_CHARS)), [], 'a run of exactly MAX_RUN_CHARS is not long')
+  t.same(longRuns(`ab ${'x'.repeat(MAX_RUN_CHARS + 1)} cd`), [3, 3 + MAX_RUN_CHARS + 1])
+  t.same(longRuns(`${'1'.repeat(5000)}`), [], 'digits are cut at 3 by the encoders already')
+})
+
+t.test('a cut never splits a surrogate pair', async (t) => {
+  const emoji = '😀'.repeat(1000) // 2000 UTF-16 units, one class
+  for (const piece of countedPieces('x' + emoji)) t.notOk(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/.test(piece), 'no lone half at a piece edge')
+})
+
+// Generous: a loaded 2-core machine runs several times slower than a quiet one, and the
+// quadratic merge took 130 µs/char at this size. Quiet-machine figures: docs/benchmarks.md.
+const MAX_MICROSECONDS_PER_CHAR = 30
+const SIZE = 60_000
+
+t.test(`count time per character stays under ${MAX_MICROSECONDS_PER_CHAR} µs on ${SIZE}-character pathological inputs`, async (t) => {
+  // Seeded random runs: the encoder remembers merges of pieces it has seen, so repeating
+  // input would measure its cache, not its merge.
+  let seed = 18
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
+  const randomRun = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join('')
+  const cases: Record<string, string> = {
+    'A run': 'A'.repeat(SIZE),
+    'zero-filled base64': Buffer.alloc((SIZE * 3) / 4).toString('base64'),
+    'lowercase letters': randomRun('abcdefghijklmnopqrstuvwxyz', SIZE),
+    'DNA': randomRun('ACGT', SIZE),
+    'CJK without spaces': randomRun('的一是不了人我在有他这为之大来以个中上们到说国和地也子时道出而要于', SIZE),
+    'punctuation': randomRun('=-*#+~!?.,;:|<>', SIZE),
+    whitespace: randomRun(' \t', SIZE) + 'x',
+  }
+  countTextTokens('warm up the encodings', 'o200k_base')
+  countTextTokens('warm up the encodings', 'cl100k_base')
+  for (const [label, input] of Object.entries(cases)) {
+    for (const encoding of ENCODINGS) {
+      const started = performance.now()
+      countTextTokens(input, encoding)
+      const perChar = ((performance.now() - started) * 1000) / input.length
+      t.ok(perChar < MAX_MICROSECONDS_PER_CHAR, `${label} (${encoding}): ${perChar.toFixed(2)} µs/char`)
+    }
+    const started = performance.now()
+    estimateTextTokens(input)
+    const perChar = ((performance.now() - started) * 1000) / input.length
+    t.ok(perChar < MAX_MICROSECONDS_PER_CHAR, `${label} (heuristic): ${perChar.toFixed(2)} µs/char`)
+  }
+})
