@@ -375,6 +375,71 @@ t.test('detection, a given source, and input that is no log', async (t) => {
   t.same(r.issues[0], { line: 3, kind: 'broken', message: 'nested deeper than 64 levels' })
 })
 
+// A JSON string nested 20,000 deep inside a log line (a tool call's arguments, a tool
+// result, a tool input's field): the parsers parse arguments, and the adapters walk and
+// stringify the result recursively, so this overflowed the stack (a 500 from /import).
+// Each line, and each JSON string in it, is held to the body's limit (MAX_JSON_DEPTH).
+const DEEP_OBJECT_TEXT = '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000)
+const DEEP_ARRAY_TEXT = '['.repeat(20_000) + ']'.repeat(20_000)
+/** Stands for a value 20,000 deep itself: JSON.stringify would overflow on the real one, so the line's text is spliced. */
+const DEEP_VALUE = '\u0000deep'
+
+/** Each source's log with one extra line holding deep JSON, and where that line names it. */
+function deepLogs(): { label: string; log: string; line: number; path: RegExp }[] {
+  const withLine = (log: string, line: object) => {
+    const lines = log.trimEnd().split('\n')
+    lines.push(JSON.stringify(line).replace(JSON.stringify(DEEP_VALUE), DEEP_OBJECT_TEXT))
+    return { log: lines.join('\n') + '\n', line: lines.length }
+  }
+  const codexCall = (args: string) => ({ timestamp: '2026-11-21T10:00:59.000Z', type: 'response_item', payload: { type: 'function_call', name: 'exec_command', arguments: args, call_id: 'call_deep' } })
+  const cc = (content: unknown[]) => ({ parentUuid: 'u-1', isSidechain: false, type: 'assistant', uuid: 'a-deep', sessionId: CLAUDE_SESSION_ID, timestamp: '2026-11-20T10:00:00.000Z', message: { id: 'msg_deep', role: 'assistant', content } })
+  const ccUser = (content: unknown[]) => ({ parentUuid: 'a-deep', isSidechain: false, type: 'user', uuid: 'u-deep', sessionId: CLAUDE_SESSION_ID, timestamp: '2026-11-20T10:00:01.000Z', message: { role: 'user', content } })
+  const pi = (args: unknown) => ({ type: 'message', id: 'e-deep', parentId: 'e2', timestamp: '2026-11-22T09:00:00.000Z', message: { role: 'assistant', content: [{ type: 'toolCall', id: 'tc_deep', name: 'bash', arguments: args }] } })
+  return [
+    { label: 'codex: arguments, an object 20,000 deep', ...withLine(codexLog(), codexCall(DEEP_OBJECT_TEXT)), path: /^payload\.arguments: JSON text nested deeper than 64 levels$/ },
+    { label: 'codex: arguments, an array 20,000 deep', ...withLine(codexLog(), codexCall(DEEP_ARRAY_TEXT)), path: /^payload\.arguments: JSON text nested deeper than 64 levels$/ },
+    { label: 'claude-code: a tool input field', ...withLine(claudeCodeLog(), cc([{ type: 'tool_use', id: 'toolu_deep', name: 'Bash', input: { command: DEEP_OBJECT_TEXT } }])), path: /^message\.content\[0\]\.input\.command: JSON text nested deeper than 64 levels$/ },
+    { label: 'claude-code: a tool result', ...withLine(claudeCodeLog(), ccUser([{ type: 'tool_result', tool_use_id: 'toolu_01', content: DEEP_OBJECT_TEXT }])), path: /^message\.content\[0\]\.content: JSON text nested deeper than 64 levels$/ },
+    { label: 'claude-code: a tool input 20,000 deep itself', ...withLine(claudeCodeLog(), cc([{ type: 'tool_use', id: 'toolu_deep', name: 'Bash', input: DEEP_VALUE }])), path: /^nested deeper than 64 levels$/ },
+    { label: 'pi: arguments as a string', ...withLine(piLog(), pi(DEEP_OBJECT_TEXT)), path: /^message\.content\[0\]\.arguments: JSON text nested deeper than 64 levels$/ },
+    { label: 'pi: arguments 20,000 deep itself', ...withLine(piLog(), pi(DEEP_VALUE)), path: /^nested deeper than 64 levels$/ },
+  ]
+}
+
+t.test('a log line holding JSON nested 20,000 deep (arguments, a tool result, an input field) is a broken line, not a stack overflow', async (t) => {
+  for (const { label, log, line, path } of deepLogs()) {
+    for (const format of MESSAGE_FORMATS) {
+      let r: ImportResult
+      try {
+        r = importLog(log, { format })
+      } catch (err) {
+        t.fail(`${label} (${format}): threw ${(err as Error).name}: ${(err as Error).message.slice(0, 80)}`)
+        continue
+      }
+      const issue = r.issues.find((i) => i.line === line)
+      t.equal(issue?.kind, 'broken', `${label} (${format}): line ${line} is broken`)
+      t.match(issue?.message ?? '', path, `${label} (${format}): names where: ${issue?.message}`)
+      assertValid(t, r, `${label} (${format})`)
+    }
+  }
+  // JSON text exactly at the limit is still read (and parsed, as arguments are).
+  const at = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)
+  const lines = codexLog().trimEnd().split('\n')
+  lines.push(JSON.stringify({ timestamp: '2026-11-21T10:00:59.000Z', type: 'response_item', payload: { type: 'function_call', name: 'exec_command', arguments: at(64), call_id: 'call_64' } }))
+  t.notOk(importLog(lines.join('\n')).issues.some((i) => i.line === lines.length), '64 levels of arguments are read')
+  lines[lines.length - 1] = lines[lines.length - 1]!.replace(JSON.stringify(at(64)), JSON.stringify(at(65)))
+  t.ok(importLog(lines.join('\n')).issues.some((i) => i.line === lines.length && i.kind === 'broken'), '65 are not')
+
+  // The same as one JSON document: an array of entries, a one-line log, a trajectory.
+  const entries = codexLog().trimEnd().split('\n').filter((l) => !l.includes('"last_token_usage":,') && l.endsWith('}')).map((l) => JSON.parse(l) as unknown)
+  const arr = importLog(JSON.stringify([...entries, { timestamp: 'x', type: 'response_item', payload: { type: 'function_call', name: 'f', arguments: DEEP_OBJECT_TEXT, call_id: 'c' } }]))
+  t.match(arr.issues.find((i) => i.line === entries.length + 1)?.message, /^payload\.arguments: JSON text nested deeper than 64 levels/, 'an array of entries: that entry is broken')
+  t.throws(() => importLog(JSON.stringify({ timestamp: 'x', type: 'response_item', payload: { type: 'function_call', name: 'f', arguments: DEEP_OBJECT_TEXT, call_id: 'c' } })), { name: 'ImportError', field: 'log', message: /line 1: payload\.arguments: JSON text nested deeper than 64 levels/ }, 'a one-line log of that entry is no log')
+  const trajectory = sweAgentTrajectory() as { history: { role: string; content: unknown }[] }
+  trajectory.history.push({ role: 'assistant', content: 'x', tool_calls: [{ id: 'c9', type: 'function', function: { name: 'bash', arguments: DEEP_OBJECT_TEXT } }] } as never)
+  t.throws(() => importLog(JSON.stringify(trajectory)), { name: 'ImportError', field: 'log', message: /^log: history\[\d+\]\.tool_calls\[0\]\.function\.arguments: JSON text nested deeper than 64 levels$/ }, 'a trajectory')
+})
+
 t.test('more issues than are listed are counted', async (t) => {
   const lines = [claudeCodeLog().split('\n')[1]!, ...Array.from({ length: 250 }, (_, i) => `{"broken": ${i}`)]
   const r = importLog(lines.join('\n'))
@@ -436,6 +501,25 @@ t.test('POST /import', async (t) => {
   t.equal(out.compacted, true)
   t.equal(out.event.round, 2, "Claude Code's compaction counts as round 1")
   t.match(out.summary.text, /Make close\(\) idempotent/, 'what Claude Code’s summary knew survives')
+})
+
+t.test('POST /import: a line holding JSON nested 20,000 deep is a broken line (was a 500)', async (t) => {
+  const { app } = await buildTestApp(t)
+  const post = (payload: object) => app.inject({ method: 'POST', url: '/import', payload })
+  // That line is a broken issue naming it (as any unreadable line); a log of nothing else is a 400.
+  for (const { label, log, line, path } of deepLogs()) {
+    const res = await post({ log })
+    t.equal(res.statusCode, 200, `${label}: 200, the line skipped`)
+    const issue = (res.json() as ImportResult).issues.find((i) => i.line === line)
+    t.match(issue?.message ?? '', path, `${label}: line ${line} named`)
+    const only = log.trimEnd().split('\n').at(-1)!
+    const alone = await post({ log: `${only}\n${only}\n` })
+    t.equal(alone.statusCode, 400, `${label} alone: 400`)
+    const e = alone.json() as { error: string; message: string; issues: { path: string }[] }
+    t.equal(e.error, 'invalid_log')
+    t.equal(e.issues[0]!.path, 'body.log')
+    t.match(e.message, /line 1: .*nested deeper than 64 levels/, `${label} alone: ${e.message.slice(0, 120)}`)
+  }
 })
 
 t.test('POST /import: a large log is read on a thread, with the answer the event loop gives', async (t) => {

@@ -18,6 +18,7 @@ import { getAdapter } from '../messages/index.ts'
 import { MessageFormatError } from '../messages/errors.ts'
 import { duplicateCallIdIn, MISSING_RESULT_TEXT, repairPairing } from '../conversation/pairing.ts'
 import { isRecord, type JsonObject } from '../messages/adapter.ts'
+import { findTooDeep, isTooDeep, MAX_JSON_DEPTH } from '../json-depth.ts'
 import type { LogEntry, NativeMessage, ParsedLog } from './build.ts'
 import { describe } from './build.ts'
 import { parseClaudeCode } from './claude-code.ts'
@@ -31,8 +32,13 @@ import { IMPORT_SOURCES, ImportError, MAX_LISTED_ISSUES, type ImportedCompaction
 export * from './types.ts'
 export { detectEntrySource, documentLayout } from './detect.ts'
 
-/** Entries nested deeper than this are broken: the adapters walk tool inputs recursively. */
-export const MAX_ENTRY_DEPTH = 64
+/**
+ * Entries nested deeper than this are broken: the adapters walk tool inputs recursively
+ * (and JSON.stringify them). The HTTP body's limit (MAX_JSON_DEPTH): a line counts as
+ * level 1, and a JSON string inside it (a tool call's `arguments`, which the parsers
+ * parse) as level 1 of its own.
+ */
+export const MAX_ENTRY_DEPTH = MAX_JSON_DEPTH
 
 const SOURCES_TEXT = 'Claude Code session JSONL, Codex CLI rollout JSONL, Gemini CLI session JSON, pi session JSONL, or a SWE-agent / mini-swe-agent trajectory'
 
@@ -69,15 +75,19 @@ export function importLog(log: unknown, options: ImportOptions = {}): ImportResu
     const layout = documentLayout(doc)
     if (layout) return fromDocument(doc, layout, options, format, scope)
     // A JSONL log of one line parses as a document; an API caller may send the entries as an array.
-    const entries: LogEntry[] | undefined = Array.isArray(doc)
-      ? doc.map((value, i) => ({ value, line: i + 1 }))
-      : isRecord(doc) && (text === undefined || !text.trim().includes('\n'))
-        ? [{ value: doc, line: 1 }]
-        : undefined
-    if (!entries) {
+    const values: unknown[] | undefined = Array.isArray(doc) ? doc : isRecord(doc) && (text === undefined || !text.trim().includes('\n')) ? [doc] : undefined
+    if (!values) {
       throw new ImportError('log', `log: a JSON document this importer does not know; expected ${SOURCES_TEXT}${options.source ? '' : ' (or give source)'}`)
     }
-    return fromEntries(entries, [], entries.length, options, format, scope)
+    const entries: LogEntry[] = []
+    const readIssues: ImportIssue[] = []
+    for (let i = 0; i < values.length; i++) {
+      const deep = depthProblem(values[i], MAX_ENTRY_DEPTH)
+      if (deep) readIssues.push({ line: i + 1, kind: 'broken', message: deep })
+      else entries.push({ value: values[i], line: i + 1 })
+    }
+    if (entries.length === 0) throw new ImportError('log', `log: no entry of the log can be read (line ${readIssues[0]!.line}: ${readIssues[0]!.message})`)
+    return fromEntries(entries, readIssues, values.length, options, format, scope)
   }
 
   // JSON Lines.
@@ -96,8 +106,9 @@ export function importLog(log: unknown, options: ImportOptions = {}): ImportResu
       readIssues.push({ line: i + 1, kind: 'broken', message: `not valid JSON: ${(err as Error).message}` })
       continue
     }
-    if (tooDeep(value, MAX_ENTRY_DEPTH)) {
-      readIssues.push({ line: i + 1, kind: 'broken', message: `nested deeper than ${MAX_ENTRY_DEPTH} levels` })
+    const deep = depthProblem(value, MAX_ENTRY_DEPTH)
+    if (deep) {
+      readIssues.push({ line: i + 1, kind: 'broken', message: deep })
       continue
     }
     entries.push({ value, line: i + 1 })
@@ -116,7 +127,9 @@ function fromDocument(doc: unknown, layout: DocumentLayout, options: ImportOptio
   if (options.source !== undefined && options.source !== source) {
     throw new ImportError('source', `source: the log is not a ${options.source} log; it looks like ${source}`)
   }
-  if (tooDeep(doc, MAX_ENTRY_DEPTH + 2)) throw new ImportError('log', `log: nested deeper than ${MAX_ENTRY_DEPTH} levels`)
+  // Entries sit at level 2 or 3 of a document: they keep MAX_ENTRY_DEPTH levels of their own.
+  const deep = depthProblem(doc, MAX_ENTRY_DEPTH + 2, MAX_ENTRY_DEPTH)
+  if (deep) throw new ImportError('log', `log: ${deep}`)
   let parsed: ParsedLog
   let entries: number
   if (layout === 'swe-agent') {
@@ -266,21 +279,16 @@ function finish(
   }
 }
 
-/** Whether a JSON value nests deeper than `max` levels (iterative). */
-function tooDeep(value: unknown, max: number): boolean {
-  if (value === null || typeof value !== 'object') return false
-  const stack: [unknown, number][] = [[value, 1]]
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!
-    if (depth > max) return true
-    if (Array.isArray(v)) {
-      for (const x of v) if (x !== null && typeof x === 'object') stack.push([x, depth + 1])
-    } else {
-      for (const k in v as object) {
-        const x = (v as Record<string, unknown>)[k]
-        if (x !== null && typeof x === 'object') stack.push([x, depth + 1])
-      }
-    }
-  }
-  return false
+/**
+ * Why a JSON value cannot be read, or undefined: it nests deeper than `max` levels, or
+ * a string in it holds JSON text nested deeper than `textMax` on its own (the parsers
+ * parse tool-call `arguments` strings, and the adapters walk and stringify the result
+ * recursively: 20,000 levels overflowed the stack). Iterative.
+ */
+function depthProblem(value: unknown, max: number, textMax: number = max): string | undefined {
+  if (!isTooDeep(value, max, textMax)) return undefined
+  const found = findTooDeep(value, max, '', textMax)
+  const path = found?.path.replace(/^\./, '') ?? ''
+  if (found?.inString) return `${path || 'the entry'}: JSON text nested deeper than ${textMax} levels`
+  return `nested deeper than ${max === textMax ? max : textMax} levels`
 }
