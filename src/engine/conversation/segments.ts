@@ -17,6 +17,7 @@
  */
 import { isSystemLike, toolResultsOf, type CanonicalMessage, type CanonicalPart } from '../messages/canonical.ts'
 import { IMAGE_TOKENS, messageCacheKey, TOOL_CALL_OVERHEAD, type MessageCounts, type TokenCounter } from '../tokens/count.ts'
+import { mediaTokens } from '../tokens/media.ts'
 import { TOKENS_PER_MESSAGE, TOKENS_PER_NAME } from '../tokens/tokenizer.ts'
 import type { Unit } from './pairing.ts'
 
@@ -131,9 +132,10 @@ function spacedJson(v: unknown): string {
 
 function neutralPartTokens(part: CanonicalPart, counter: TokenCounter): number {
   switch (part.type) {
+    case 'opaque':
+      return part.media ? mediaTokens(part.media) : counter.text(part.text)
     case 'text':
     case 'reasoning':
-    case 'opaque':
     case 'tool-result':
       return counter.text(part.text)
     case 'tool-call':

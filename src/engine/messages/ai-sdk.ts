@@ -17,7 +17,7 @@
  * message per source message holding results, and puts a user message's results (from
  * Anthropic) in a tool message before it. A developer message becomes a system message.
  */
-import type { CanonicalConversation, CanonicalMessage, CanonicalPart, CanonicalRole, ImagePart, ToolResultPart } from './canonical.ts'
+import type { CanonicalConversation, CanonicalMessage, CanonicalPart, CanonicalRole, ImagePart, ToolResultPart, OpaquePart } from './canonical.ts'
 import {
   CONVERTED_ARGS_KEY,
   COMPACTED_ARGS_KEY,
@@ -42,6 +42,7 @@ import {
   replaceTextParts,
   timestampOf,
 } from './adapter.ts'
+import { mediaKind, mediaPart } from './media.ts'
 
 const ROLES = 'one of "system", "user", "assistant", "tool"'
 
@@ -98,7 +99,7 @@ function parsePart(part: unknown, i: number, j: number, role: 'user' | 'assistan
     case 'file':
       if (part.data === undefined || part.data === null) expected(i, `${at}.data`, 'file data (base64 string, URL or bytes)', part.data)
       if (typeof (part.mediaType ?? part.mimeType) !== 'string') expected(i, `${at}.mediaType`, 'a string such as "application/pdf"', part.mediaType)
-      return { type: 'opaque', text: jsonText(part) }
+      return fileMedia(part)
     case 'reasoning': {
       if (typeof part.text !== 'string') expected(i, `${at}.text`, 'a string', part.text)
       const redactedData = anthropicOption(part, 'redactedData')
@@ -125,6 +126,15 @@ function parsePart(part: unknown, i: number, j: number, role: 'user' | 'assistan
       }
       return { type: 'opaque', text: jsonText(part) }
   }
+}
+
+/** A file part as media: inline base64 (or a data: URL) is sized; a URL is a reference. Bytes sent as a JSON array are counted as JSON. */
+function fileMedia(part: JsonObject): OpaquePart {
+  const mediaType = String(part.mediaType ?? part.mimeType)
+  const data = part.data
+  if (typeof data !== 'string') return { type: 'opaque', text: jsonText(part) }
+  const byReference = /^[a-z][a-z0-9+.-]*:\/\//i.test(data)
+  return mediaPart(part, mediaKind(mediaType, typeof part.filename === 'string' ? part.filename : undefined), mediaType, byReference ? undefined : data)
 }
 
 function parseImage(part: JsonObject, i: number, at: string): ImagePart {

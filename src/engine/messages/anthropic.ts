@@ -17,7 +17,7 @@
  * become user tool_result blocks placed first; converted same-role neighbours are merged
  * (original Anthropic messages never are); the conversation starts with a user message.
  */
-import type { CanonicalConversation, CanonicalMessage, CanonicalPart, ImagePart, ReasoningPart, ToolCallPart, ToolResultPart } from './canonical.ts'
+import type { CanonicalConversation, CanonicalMessage, CanonicalPart, ImagePart, ReasoningPart, ToolCallPart, ToolResultPart, OpaquePart } from './canonical.ts'
 import {
   CONVERTED_ARGS_KEY,
   COMPACTED_ARGS_KEY,
@@ -41,6 +41,7 @@ import {
   replaceTextParts,
   timestampOf,
 } from './adapter.ts'
+import { mediaKind, mediaPart } from './media.ts'
 import { MessageFormatError } from './errors.ts'
 
 /**
@@ -138,7 +139,11 @@ function parseBlock(block: unknown, i: number, j: number, role: 'user' | 'assist
       return { type: 'reasoning', text: block.data, redacted: true }
     default:
       if (typeof block.type !== 'string') expected(i, `${at}.type`, 'a string such as "text", "tool_use" or "tool_result"', block.type)
-      // document, search_result, server_tool_use, web_search_tool_result, future types.
+      if (block.type === 'document') {
+        const media = documentMedia(block)
+        if (media) return media
+      }
+      // search_result, server_tool_use, web_search_tool_result, future types; a text document.
       return { type: 'opaque', text: jsonText(block) }
   }
 }
@@ -162,6 +167,19 @@ function parseImage(block: JsonObject, i: number, at: string): ImagePart {
   return image
 }
 
+/**
+ * A document given as base64 (a PDF) or by URL or file id, as media; undefined for a text
+ * document (`source.type` "text" or "content"), which is counted as the text it is.
+ */
+function documentMedia(block: JsonObject): OpaquePart | undefined {
+  const source = block.source
+  if (!isRecord(source)) return undefined
+  const mediaType = typeof source.media_type === 'string' ? source.media_type : undefined
+  if (source.type === 'base64' && typeof source.data === 'string') return mediaPart(block, mediaKind(mediaType) === 'file' ? 'document' : mediaKind(mediaType), mediaType, source.data)
+  if (source.type === 'url' || source.type === 'file') return mediaPart(block, 'document', mediaType, undefined)
+  return undefined
+}
+
 /** tool_result content flattened: the string, or its blocks' text joined by newlines. */
 function toolResultText(content: unknown, i: number, at: string): string {
   if (content === undefined) return ''
@@ -176,6 +194,8 @@ function toolResultText(content: unknown, i: number, at: string): string {
       texts[k] = block.text
     } else if (block.type === 'image') {
       texts[k] = '[image]'
+    } else if (block.type === 'document' && documentMedia(block)) {
+      texts[k] = documentMedia(block)!.text
     } else {
       if (typeof block.type !== 'string') expected(i, `${at}.content[${k}].type`, 'a string such as "text"', block.type)
       texts[k] = jsonText(block)

@@ -57,7 +57,22 @@ export interface ToolResultPart {
 /** A block this model does not interpret (documents, citations, server tools...). Counted as JSON. */
 export interface OpaquePart {
   type: 'opaque'
+  /** Its JSON; for media, with the payload replaced by a note of its type and size (messages/media.ts). */
   text: string
+  /** Audio, a document or a file: counted by the provider's rule for its kind and size (tokens/media.ts), never by its bytes. */
+  media?: MediaInfo
+}
+
+/** What counting needs of an audio, document or file part. */
+export interface MediaInfo {
+  kind: 'audio' | 'document' | 'file'
+  mediaType?: string
+  /** Decoded size of an inline payload; absent when the part refers to a file by id or URL. */
+  bytes?: number
+  /** Pages of a PDF, where its page objects can be read. */
+  pages?: number
+  /** Bytes per second of a WAV payload, from its header. */
+  byteRate?: number
 }
 
 export type CanonicalPart = TextPart | ReasoningPart | ImagePart | ToolCallPart | ToolResultPart | OpaquePart

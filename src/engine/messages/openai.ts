@@ -40,6 +40,7 @@ import {
   timestampOf,
   toDataUrl,
 } from './adapter.ts'
+import { mediaKind, mediaPart } from './media.ts'
 
 const ROLES = 'one of "system", "developer", "user", "assistant", "tool"'
 const LEGACY_ID_PREFIX = 'legacy_fn_'
@@ -149,7 +150,18 @@ function parseContentPart(part: unknown, i: number, j: number): TextPart | Image
           `"${part.type}" is a ${FOREIGN_PART_TYPES[part.type]} part, not valid in OpenAI messages; send format "${FOREIGN_PART_TYPES[part.type] === 'Anthropic' ? 'anthropic' : 'ai-sdk'}" or omit format`,
         )
       }
-      // input_audio, file and part types newer than this adapter: kept, counted as JSON.
+      if (part.type === 'input_audio' && isRecord(part.input_audio)) {
+        const audio = part.input_audio
+        const data = typeof audio.data === 'string' ? audio.data : undefined
+        return mediaPart(part, 'audio', typeof audio.format === 'string' ? `audio/${audio.format}` : undefined, data)
+      }
+      if (part.type === 'file' && isRecord(part.file)) {
+        const file = part.file
+        const filename = typeof file.filename === 'string' ? file.filename : undefined
+        const data = typeof file.file_data === 'string' ? file.file_data : undefined
+        return mediaPart(part, mediaKind(undefined, filename), undefined, data)
+      }
+      // Part types newer than this adapter: kept, counted as JSON.
       return { type: 'opaque', text: jsonText(part) }
   }
 }

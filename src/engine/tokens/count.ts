@@ -16,6 +16,7 @@
 import { hash } from 'node:crypto'
 import { messageText, type CanonicalMessage, type CanonicalPart } from '../messages/canonical.ts'
 import { estimateTextTokens, HEURISTIC_SAFETY_MARGIN, HEURISTIC_VERSION } from './heuristic.ts'
+import { mediaTokens } from './media.ts'
 import {
   countTextTokens,
   countToolSchemaTokens,
@@ -114,6 +115,7 @@ export function messageCacheKey(message: CanonicalMessage, counter: TokenCounter
   for (const p of message.parts) {
     if (p.type === 'tool-call') s += `c${p.name.length}:${p.name}${p.argsText.length}:${p.argsText}`
     else if (p.type === 'image') s += 'i'
+    else if (p.type === 'opaque' && p.media) s += `m${mediaTokens(p.media)}` // counted by rule: the rule's answer is what the count depends on
     else s += `${PART_TAG[p.type]}${p.text.length}:${p.text}`
   }
   return isWellFormed(s) ? hash('sha256', s, 'base64') : hash('sha256', Buffer.concat([UTF16_MARK, Buffer.from(s, 'utf16le')]), 'base64')
@@ -121,9 +123,10 @@ export function messageCacheKey(message: CanonicalMessage, counter: TokenCounter
 
 function partTokens(part: CanonicalPart, counter: TokenCounter): number {
   switch (part.type) {
+    case 'opaque':
+      return part.media ? mediaTokens(part.media) : counter.text(part.text)
     case 'text':
     case 'reasoning':
-    case 'opaque':
       return counter.text(part.text)
     case 'tool-call':
       return TOOL_CALL_OVERHEAD + counter.text(part.name) + counter.text(part.argsText)
