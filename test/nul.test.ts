@@ -8,7 +8,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
-import { decodeJson, decodeText, encodeJson, encodeText } from '../src/db/nul.ts'
+import { decodeJson, decodeText, encodeJson, encodeText, sqlTextProblem } from '../src/db/nul.ts'
 import { messagesWithStatus } from '../src/sessions/repository.ts'
 import { buildTestApp } from './helpers/build.ts'
 import { BACKENDS, POSTGRES_SKIP_REASON, postgresAvailable } from './helpers/databases.ts'
@@ -150,4 +150,49 @@ for (const backend of BACKENDS) {
     t.ok(folded, 'rows were folded')
     t.ok(folded.summary.includes('\u0000'), 'the folded summary still holds NUL')
   })
+
+  // Query parameters are not stored, only compared in SQL: NUL there was a 500 from
+  // PostgreSQL and PGlite ("invalid byte sequence for encoding UTF8: 0x00"). Now a 400
+  // naming the parameter, on every route that takes one, and in a cursor's own payload.
+  t.test(`${backend}: NUL or invalid text in a query parameter is a 400 naming it, never a 500`, { skip }, async (t) => {
+    const { app } = await buildTestApp(t, { backend })
+    t.equal((await app.inject({ method: 'PUT', url: '/sessions/q-1', payload: {} })).statusCode, 201)
+    const cursor = (c: object) => Buffer.from(JSON.stringify(c), 'utf8').toString('base64url')
+    const cases: [string, string, string][] = [
+      ['/sessions?q=%00', 'querystring.q', 'validation_error'],
+      ['/sessions?q=a%00b', 'querystring.q', 'validation_error'],
+      ['/sessions?q=a%00b&sort=id', 'querystring.q', 'validation_error'],
+      ['/sessions?q=%ED%A0%80', 'querystring.q', 'validation_error'], // an encoded lone surrogate
+      ['/sessions?q=%80', 'querystring.q', 'validation_error'], // not UTF-8
+      ['/sessions?q=50%', 'querystring.q', 'validation_error'], // a bare %
+      ['/sessions?cursor=%00', 'querystring.cursor', 'validation_error'],
+      [`/sessions?sort=id&cursor=${cursor({ s: 'id', d: 'asc', v: 'a\u0000', id: 'b' })}`, 'querystring.cursor', 'invalid_cursor'],
+      [`/sessions?sort=id&cursor=${cursor({ s: 'id', d: 'asc', v: 'a\ud800', id: 'b' })}`, 'querystring.cursor', 'invalid_cursor'],
+      [`/sessions?cursor=${cursor({ s: 'lastActivity', d: 'desc', v: 1, id: 'b\u0000' })}`, 'querystring.cursor', 'invalid_cursor'],
+      ['/sessions/q-1/summary/versions?cursor=a%00', 'querystring.cursor', 'validation_error'],
+      ['/sessions/q-1/messages?cursor=a%00', 'querystring.cursor', 'validation_error'],
+      ['/sessions/q-1/checkpoints?cursor=a%00', 'querystring.cursor', 'validation_error'],
+      ['/sessions/q-1/context?model=a%00b', 'querystring.model', 'validation_error'],
+      ['/sessions/q-1/context?budget=%00', 'querystring.budget', 'validation_error'],
+      ['/sessions/q-1/messages?limit=1%00', 'querystring.limit', 'validation_error'],
+    ]
+    for (const [url, path, error] of cases) {
+      const res = await app.inject({ method: 'GET', url })
+      t.equal(res.statusCode, 400, `${url}: 400`)
+      const body = res.json() as { error: string; issues?: { path: string }[] }
+      t.equal(body.error, error, `${url}: ${error}`)
+      t.equal(body.issues?.[0]?.path, path, `${url}: names ${path}`)
+    }
+    // Valid text still searches: UTF-8 beyond the BMP, an encoded %, plus signs.
+    for (const q of ['%F0%9F%98%80', 'q-%31', '100%25', 'a+b']) {
+      const res = await app.inject({ method: 'GET', url: `/sessions?q=${q}` })
+      t.equal(res.statusCode, 200, `q=${q}: 200`)
+    }
+    t.equal((await app.inject({ method: 'GET', url: '/sessions?q=q-%31' })).json().total, 1, 'a percent-encoded search finds the session')
+  })
 }
+
+t.test('sqlTextProblem: NUL and lone surrogates, nothing else', async (t) => {
+  for (const s of ['', 'plain', '\uFFFF', '\uFFFD', '\ud83d\ude00', '%00', '\\u0000']) t.equal(sqlTextProblem(s), undefined, JSON.stringify(s))
+  for (const s of ['\u0000', 'a\u0000b', '\ud800', 'a\udc00', '\ude00\ud83d']) t.ok(sqlTextProblem(s), `${JSON.stringify(s)}: refused`)
+})

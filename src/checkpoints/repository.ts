@@ -426,7 +426,7 @@ export async function listCheckpoints(
   let before: number | undefined
   if (opts.cursor !== undefined && opts.cursor !== '') {
     before = decodeCursor(opts.cursor)
-    if (before === undefined) throw new ApiError(400, 'invalid_cursor', 'cursor is not one this service returned', [{ path: 'query.cursor', message: 'invalid cursor' }])
+    if (before === undefined) throw new ApiError(400, 'invalid_cursor', 'cursor is not one this service returned', [{ path: 'querystring.cursor', message: 'invalid cursor' }])
   }
   let q = db.selectFrom('checkpoint_summaries').selectAll().where('tenant_id', '=', tenantId).where('session_id', '=', sessionId)
   if (before !== undefined) q = q.where('checkpoint_num', '<', before)

@@ -82,3 +82,18 @@ function mapStrings(value: unknown, f: (s: string) => string): unknown {
   })
   return changed ? Object.fromEntries(mapped) : value
 }
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/**
+ * Why a string cannot be used as a query parameter's value in SQL, or undefined. Values
+ * that only filter or page (a search text, a cursor's id) are not stored, so they are not
+ * escaped as above: PostgreSQL and PGlite refuse U+0000 in any text parameter (a 500
+ * before), and a lone UTF-16 surrogate has no UTF-8 encoding (the driver sends U+FFFD
+ * instead: a silently different value). Either is a 400 naming the parameter.
+ */
+export function sqlTextProblem(s: string): string | undefined {
+  if (s.includes('\u0000')) return 'contains NUL (U+0000), which is not valid here'
+  if (LONE_SURROGATE.test(s)) return 'contains a lone UTF-16 surrogate (not valid Unicode)'
+  return undefined
+}

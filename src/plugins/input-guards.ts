@@ -3,7 +3,9 @@
  * - JSON bodies nest at most MAX_JSON_DEPTH levels: the message adapters and the engine
  *   walk tool inputs recursively, so a 5,000-deep value would overflow the stack (a 500);
  * - query strings are strict: a parameter the route does not declare, or one given
- *   twice, is a 400 naming `querystring.<name>` (as unknown body fields already are).
+ *   twice, is a 400 naming `querystring.<name>` (as unknown body fields already are);
+ *   so is a value holding NUL or a lone surrogate (text no SQL parameter can take), or
+ *   one that is not valid percent-encoded UTF-8.
  * Both are 400 `{ error, message, issues, requestId }` through the error handler. Bodies
  * are JSON only: any other content type is a 415.
  */
@@ -12,6 +14,7 @@ import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyReques
 import fp from 'fastify-plugin'
 import { z } from 'zod'
 import { findTooDeep, inspectJson, MAX_JSON_DEPTH } from '../engine/json-depth.ts'
+import { sqlTextProblem } from '../db/nul.ts'
 import { ApiError, type ErrorIssue } from '../errors.ts'
 
 // The depth limit lives in the engine (the log importer applies it too); re-exported for the edge's callers.
@@ -106,16 +109,49 @@ function declaredQueryKeys(schema: unknown): ReadonlySet<string> {
   return keys
 }
 
+/**
+ * Names of the query parameters whose raw value is not valid percent-encoded UTF-8 (`%80`,
+ * an encoded lone surrogate `%ED%A0%80`, a bare `%`): the query parser keeps such text
+ * as it came, undecoded, so the route would see other text than the client meant.
+ */
+function badlyEncoded(url: string): ReadonlySet<string> | undefined {
+  const start = url.indexOf('?')
+  if (start < 0 || url.indexOf('%', start) < 0) return undefined
+  let out: Set<string> | undefined
+  for (const pair of url.slice(start + 1).split('&')) {
+    if (!pair.includes('%')) continue
+    const eq = pair.indexOf('=')
+    const rawName = eq < 0 ? pair : pair.slice(0, eq)
+    let name = rawName
+    try {
+      name = decodeURIComponent(rawName.replace(/\+/g, ' '))
+      if (eq >= 0) decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' '))
+    } catch {
+      ;(out ??= new Set()).add(name)
+    }
+  }
+  return out
+}
+
 function queryIssues(req: FastifyRequest): ErrorIssue[] {
   const query = req.query as Record<string, unknown> | undefined
   if (!query || typeof query !== 'object') return []
   const declared = declaredQueryKeys(req.routeOptions.schema?.querystring)
   const issues: ErrorIssue[] = []
+  let undecodable: ReadonlySet<string> | undefined | null = null
   for (const [name, value] of Object.entries(query)) {
     const path = `querystring.${name}`
     if (!declared.has(name)) issues.push({ path, message: declared.size === 0 ? 'unknown query parameter (this route takes none)' : `unknown query parameter; expected ${[...declared].join(', ')}` })
     // The query parser turns a repeated name into an array; every parameter here is a scalar.
     else if (Array.isArray(value)) issues.push({ path, message: `given ${value.length} times; give it once` })
+    else if (typeof value === 'string') {
+      // Text every route's SQL can take (NUL is a 500 from PostgreSQL), percent-encoded as UTF-8.
+      const problem = sqlTextProblem(value)
+      if (problem) issues.push({ path, message: problem })
+      else if (value.includes('%') && (undecodable === null ? (undecodable = badlyEncoded(req.url)) : undecodable)?.has(name)) {
+        issues.push({ path, message: 'is not valid percent-encoded UTF-8 (send a literal % as %25)' })
+      }
+    }
   }
   return issues
 }

@@ -6,7 +6,7 @@
  * value and id of the page's last row, so a page costs the same wherever it is.
  */
 import { sql } from 'kysely'
-import { decodeJson, decodeText } from '../db/nul.ts'
+import { decodeJson, decodeText, sqlTextProblem } from '../db/nul.ts'
 import type { SessionMessageStatus } from '../db/schema.ts'
 import { ApiError } from '../errors.ts'
 import { parseJson, toDate, type Db } from './repository.ts'
@@ -53,7 +53,7 @@ interface ListCursor {
 }
 
 function invalidCursor(): ApiError {
-  return new ApiError(400, 'invalid_cursor', 'cursor is not one this service returned for this sort', [{ path: 'query.cursor', message: 'invalid cursor' }])
+  return new ApiError(400, 'invalid_cursor', 'cursor is not one this service returned for this sort', [{ path: 'querystring.cursor', message: 'invalid cursor' }])
 }
 
 function encodeListCursor(c: ListCursor): string {
@@ -67,8 +67,10 @@ function decodeListCursor(cursor: string, sort: SessionSort, dir: 'asc' | 'desc'
   } catch {
     throw invalidCursor()
   }
-  const okValue = sort === 'id' ? typeof c?.v === 'string' : typeof c?.v === 'number' && Number.isSafeInteger(c.v)
-  if (!c || c.s !== sort || c.d !== dir || !okValue || typeof c.id !== 'string') throw invalidCursor()
+  // Its id (and, sorted by id, its value) reaches SQL: text this service wrote (a session
+  // id), never NUL or a lone surrogate, which PostgreSQL refuses (a 500 before).
+  const okValue = sort === 'id' ? typeof c?.v === 'string' && sqlTextProblem(c.v) === undefined : typeof c?.v === 'number' && Number.isSafeInteger(c.v)
+  if (!c || c.s !== sort || c.d !== dir || !okValue || typeof c.id !== 'string' || sqlTextProblem(c.id) !== undefined) throw invalidCursor()
   return c
 }
 
