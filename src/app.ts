@@ -29,6 +29,7 @@ import sessionsPlugin from './plugins/sessions.ts'
 import swaggerPlugin from './plugins/swagger.ts'
 import tokenCachePlugin from './plugins/token-cache.ts'
 import uiPlugin from './plugins/ui.ts'
+import { serializeRequest } from './plugins/url-credentials.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -58,9 +59,19 @@ export const LOG_REDACT_PATHS = [
   '*.METRICS_TOKEN',
 ]
 
-/** The default logger: pino JSON at LOG_LEVEL, credentials redacted. */
-export function loggerOptions(config: Config): { level: string; redact: { paths: string[]; censor: string } } {
-  return { level: config.LOG_LEVEL, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } }
+/**
+ * The default logger: pino JSON at LOG_LEVEL, credentials redacted; a request's URL is
+ * logged with its query values redacted (src/plugins/url-credentials.ts).
+ */
+export function loggerOptions(config: Config): { level: string; redact: { paths: string[]; censor: string }; serializers: { req: typeof serializeRequest } } {
+  return { level: config.LOG_LEVEL, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' }, serializers: { req: serializeRequest } }
+}
+
+/** Logger options given to build() keep the redacting request serializer unless they set their own. */
+function withRequestSerializer(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (logger === null || typeof logger !== 'object') return logger
+  const given = logger as { serializers?: Record<string, unknown> }
+  return { ...logger, serializers: { req: serializeRequest, ...given.serializers } } as FastifyServerOptions['logger']
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
@@ -76,7 +87,7 @@ export const MAX_PARAM_LENGTH = 600
 export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   const { config } = opts
   const app = Fastify({
-    logger: opts.logger ?? loggerOptions(config),
+    logger: withRequestSerializer(opts.logger ?? loggerOptions(config)),
     bodyLimit: config.BODY_LIMIT_BYTES,
     // A request (headers and body) must arrive within REQUEST_TIMEOUT_MS, else a 408
     // (fastify's default, 0, lets a slow client hold a connection and its buffer for

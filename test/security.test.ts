@@ -350,6 +350,43 @@ t.test('API2 broken authentication: every non-public route is a 401 in the one s
   t.notMatch(logs, /Basic [A-Za-z0-9+/=]{8,}/, 'no credentials of other schemes')
 })
 
+t.test('API2 credentials in the URL: refused with a 400 credentials_in_url on every route, before authentication; no query value is logged', async (t) => {
+  const { app, lines } = await buildLogged(t)
+  const { key } = await createApiKey(app.db, 'acme')
+  t.equal(await app.authOpenMode({ refresh: true }), false)
+  const names = ['api_key', 'apikey', 'API-Key', 'key', 'x-compactd-key', 'x-api-key', 'access_token', 'token', 'authorization']
+  const routes = routesOf(app).filter((r) => r.method !== 'HEAD')
+  t.ok(routes.some((r) => isUi(r.url)) && routes.some((r) => isDocs(r.url)) && routes.some((r) => PUBLIC.has(r.key)), 'pages and public routes included')
+  for (const route of routes) {
+    for (const [label, query] of [...names.map((n) => [n, `${n}=${key}`]), ['a value with the key prefix', `q=${key}`], ['the key as a name', key], ['a key as a second value', `limit=5&sort=${encodeURIComponent(key)}`]] as const) {
+      // With the right key in the header too: the URL still must not carry it.
+      for (const headers of [{}, as(key)]) {
+        const res = await call(app, route, { query, headers, body: bodyFor(route) })
+        t.equal(res.statusCode, 400, `${route.key} ?${label}: 400`)
+        const body = errorBody(t, res, `${route.key} ?${label}`)
+        t.equal(body.error, 'credentials_in_url')
+        t.match(body.message as string, /Authorization header/, 'says where the key goes')
+        t.notOk(res.body.includes(key.slice(4)), 'the key is not echoed')
+      }
+    }
+  }
+  const unknown = await app.inject({ method: 'GET', url: `/no/such/route?api_key=${key}` })
+  t.equal(unknown.json().error, 'credentials_in_url', 'an unknown route too')
+  const named = await app.inject({ method: 'GET', url: `/sessions?api_key=${key}` })
+  t.same(named.json().issues, [{ path: 'querystring.api_key', message: 'a credential in the URL; send it in the Authorization header' }], 'names the parameter')
+
+  // A request whose query values are text: logged with the values redacted, except harmless ones.
+  const listed = await app.inject({ method: 'GET', url: '/sessions?q=private-words&limit=5&sort=id', headers: as(key) })
+  t.equal(listed.statusCode, 200)
+  const logs = lines.join('\n')
+  t.notOk(logs.includes(key.slice(4)), 'no key in any log line')
+  t.notOk(logs.includes('private-words'), 'no query text in any log line')
+  const urls = lines.map((l) => (JSON.parse(l) as { req?: { url?: string } }).req?.url).filter((u): u is string => typeof u === 'string')
+  t.ok(urls.includes('/sessions?api_key=[redacted]'), 'the refused request is logged with its value redacted')
+  t.ok(urls.includes('/sessions?q=[redacted]&limit=5&sort=id'), 'enum and number values are kept')
+  t.ok(urls.includes('/sessions?[redacted]'), 'a name that is a key is redacted')
+})
+
 // ===========================================================================
 // API3:2023 Broken Object Property Level Authorization (mass assignment)
 

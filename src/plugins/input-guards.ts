@@ -5,7 +5,9 @@
  * - query strings are strict: a parameter the route does not declare, or one given
  *   twice, is a 400 naming `querystring.<name>` (as unknown body fields already are);
  *   so is a value holding NUL or a lone surrogate (text no SQL parameter can take), or
- *   one that is not valid percent-encoded UTF-8.
+ *   one that is not valid percent-encoded UTF-8;
+ * - no credential in the URL: `?api_key=…` and the like are a 400 credentials_in_url,
+ *   before authentication (src/plugins/url-credentials.ts).
  * Both are 400 `{ error, message, issues, requestId }` through the error handler. Bodies
  * are JSON only: any other content type is a 415.
  */
@@ -16,6 +18,7 @@ import { z } from 'zod'
 import { findTooDeep, inspectJson, MAX_JSON_DEPTH } from '../engine/json-depth.ts'
 import { sqlTextProblem } from '../db/nul.ts'
 import { ApiError, type ErrorIssue } from '../errors.ts'
+import { refuseCredentialsInUrl } from './url-credentials.ts'
 
 // The depth limit lives in the engine (the log importer applies it too); re-exported for the edge's callers.
 export { findTooDeep, inspectJson, isTooDeep, MAX_JSON_DEPTH, type JsonVerdict } from '../engine/json-depth.ts'
@@ -161,6 +164,10 @@ export default fp(
     // The API takes JSON only: without this, fastify's built-in text/plain parser hands a
     // string to the routes, and a text body is a confusing "expected object" 400, not a 415.
     app.removeContentTypeParser('text/plain')
+
+    // Before authentication (registered before the auth plugin): a key in the URL is a 400
+    // credentials_in_url, whatever the route (src/plugins/url-credentials.ts).
+    app.addHook('onRequest', refuseCredentialsInUrl)
 
     // A callback hook, not an async one: every request passes here (one less promise).
     app.addHook('preValidation', (req, _reply, done) => {
