@@ -664,6 +664,50 @@ t.test('API7 SSRF: no request field is ever used as a URL; providers are reached
   t.equal(canaryHits, 0)
 })
 
+t.test('API7 SSRF: a provider answering a redirect (307 to a canary) is a provider error; nothing is re-sent to the Location', async (t) => {
+  const secret = 'sk-fake-redirect-0123456789'
+  const fake = await startFakeProvider({ apiKey: secret })
+  t.teardown(() => fake.close())
+  // The canary: any connection to it means the prompt followed the redirect.
+  let canaryHits = 0
+  const canary = http.createServer((_req, res) => res.end('{}')).on('connection', () => canaryHits++)
+  await new Promise<void>((resolve) => canary.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => canary.close(resolve)))
+  const canaryUrl = `http://127.0.0.1:${(canary.address() as net.AddressInfo).port}/canary`
+  const outbound: number[] = []
+  const onSocket = ({ socket }: { socket: net.Socket }) => socket.once('connect', () => outbound.push(socket.remotePort!))
+  diagnostics.subscribe('net.client.socket', onSocket as (m: unknown) => void)
+  t.teardown(() => diagnostics.unsubscribe('net.client.socket', onSocket as (m: unknown) => void))
+
+  const { app } = await buildTestApp(t, {
+    backend: 'pglite',
+    config: { OPENAI_API_KEY: secret, OPENAI_BASE_URL: fake.openaiBaseURL, ANTHROPIC_API_KEY: secret, ANTHROPIC_BASE_URL: fake.anthropicBaseURL, PROVIDER_MAX_RETRIES: 2 },
+  })
+  for (const status of [301, 302, 303, 307, 308]) {
+    fake.reset()
+    fake.setDefault({ kind: 'http-error', status, route: '*', headers: { location: canaryUrl } })
+    for (const provider of ['openai', 'anthropic']) {
+      const res = await app.inject({ method: 'POST', url: '/compact', payload: { messages: toolSession(), targetTokens: 3000, strategy: 'llm', summarizer: { provider } } })
+      t.not(res.statusCode, 500, `${status}, ${provider} summary: not a 500`)
+      t.notOk(res.body.includes(secret) || res.body.includes(canaryUrl), `${status}, ${provider}: neither the key nor the Location in the answer`)
+      const body = res.json()
+      // The provider-error path of the llm strategy: the fallback, with the reason.
+      t.equal(res.statusCode, 200, `${status}, ${provider}: answered`)
+      t.not(body.strategy, 'llm', `${status}, ${provider}: the summary fell back (${body.strategy})`)
+      t.match(body.fallbacks?.[0]?.reason, new RegExp(`HTTP ${status}.*does not follow redirects`), `${status}, ${provider}: the reason says so`)
+    }
+    const estimate = await app.inject({ method: 'POST', url: '/estimate', payload: { model: 'claude-sonnet-4-5', method: 'provider', messages: [{ role: 'user', content: 'count me' }] } })
+    t.not(estimate.statusCode, 500, `${status}, count_tokens: not a 500`)
+    t.notOk(estimate.body.includes(secret) || estimate.body.includes(canaryUrl), `${status}, count_tokens: neither the key nor the Location`)
+    t.equal(estimate.json().method, 'heuristic', `${status}, count_tokens: not counted by the provider`)
+    t.match(estimate.json().fallback?.reason, new RegExp(`count_tokens HTTP ${status}`), `${status}, count_tokens: the reason`)
+    t.ok(fake.requests.length >= 3, `${status}: the provider was asked`)
+    t.ok(fake.requests.length <= 3, `${status}: and only once per call: a refused redirect is not retried`)
+  }
+  t.equal(canaryHits, 0, 'nothing reached the Location')
+  t.same([...new Set(outbound)], [fake.port], 'every outbound connection went to the configured provider')
+})
+
 // ===========================================================================
 // API8:2023 Security Misconfiguration
 
