@@ -119,7 +119,7 @@ export default async function importRoutes(app: FastifyInstance) {
       // Reading a large log is CPU work: the compute pool (a small one stays inline).
       const gone = clientGoneSignal(reply)
       try {
-        return await app.compute.run('import', req.body, { signal: gone.signal, bytes: contentLength(req) })
+        return await app.compute.run('import', req.body, { signal: gone.signal, bytes: contentLength(req), tenant: req.tenant.tenantId })
       } finally {
         gone.done()
       }

@@ -136,6 +136,18 @@ export const configSchema = z.object({
   COMPUTE_QUEUE_MAX: int(16),
   /** Requests whose body is at most this many bytes are computed on the event loop (cheaper than the trip to a thread). */
   COMPUTE_INLINE_MAX_BYTES: int(8_192),
+  /**
+   * A pooled compute task's budget from when it is queued (issue 18): past it a queued task
+   * is dropped and a running one's thread replaced; the request gets a 503. Time waiting for
+   * a summarizer provider is not counted.
+   */
+  COMPUTE_DEADLINE_MS: int(30_000, 100),
+  /** Requests of one API key that may wait for a compute thread (0: half of COMPUTE_QUEUE_MAX). */
+  COMPUTE_TENANT_QUEUE_MAX: int(0),
+  /** Threads one API key may hold while another key has used the pool recently (0: all but one). */
+  COMPUTE_TENANT_MAX_THREADS: int(0),
+  /** How recently another key must have used the pool for COMPUTE_TENANT_MAX_THREADS to apply, in ms. */
+  COMPUTE_FAIR_WINDOW_MS: int(10_000),
   /** Nice value of the compute threads above the process's (Linux: per thread): the event loop wins the CPU when both want it. 0: equal. */
   COMPUTE_THREAD_NICE: int(5).pipe(z.number().max(19)),
 })

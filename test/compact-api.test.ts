@@ -263,6 +263,45 @@ t.test('an impossible target is a 422 with the numbers', async (t) => {
   t.equal(retry.statusCode, 200, 'a target above minimumTokens works')
 })
 
+// A conversation that compacting cannot shrink (it is all head: system prompt and first
+// task; or a summary and the last turn would be larger than what they replace) said
+// "need at least 70368744177664": the doubling search's last bound (64 × 2^40), never
+// checked. The true minimum is the smallest target that succeeds: at most the
+// conversation's own size, since a target it fits returns it unchanged.
+t.test('an impossible target on a short conversation names the true minimum, not 2^46', async (t) => {
+  const { app } = await buildTestApp(t)
+  const long = 'word '.repeat(50)
+  const U = (content: string) => ({ role: 'user', content })
+  const A = (content: string) => ({ role: 'assistant', content })
+  const cases: [string, object][] = [
+    ['user, assistant', { messages: [U('Fix the failing test in src/db.ts please'), A('Sure, running the tests now.')] }],
+    ['two user messages (all head)', { messages: [U(long), U(long)] }],
+    ['system, user (all head)', { messages: [{ role: 'system', content: long }, U(long)] }],
+    ['assistant, user (all head)', { messages: [A(long), U(long)] }],
+    ['user, assistant, long', { messages: [U(long), A(long)] }],
+    ['mask only', { messages: [U(long), A(long)], strategy: 'mask' }],
+    ['keepFirst 2', { messages: [U(long), A(long)], keepFirst: 2 }],
+    ['anthropic', { messages: [U(long), A(long)], format: 'anthropic' }],
+    ['a tool call', { messages: [U(long), { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c', content: long }] }],
+  ]
+  for (const [label, payload] of cases) {
+    const res = await app.inject({ method: 'POST', url: '/compact', payload: { ...payload, targetTokens: 20 } })
+    t.equal(res.statusCode, 422, `${label}: 422`)
+    const body = res.json()
+    t.equal(body.error, 'budget_unreachable')
+    const minimum = body.minimumTokens as number
+    t.ok(Number.isSafeInteger(minimum) && minimum > 20 && minimum <= body.tokensBefore, `${label}: minimum ${minimum}, within (20, tokensBefore ${body.tokensBefore}]`)
+    t.match(body.message, new RegExp(`need(s)? at least ${minimum}\\b`), `${label}: the message says ${minimum}: ${body.message}`)
+    t.notMatch(body.message, /70368744177664/)
+    const at = await app.inject({ method: 'POST', url: '/compact', payload: { ...payload, targetTokens: minimum } })
+    t.equal(at.statusCode, 200, `${label}: targetTokens ${minimum} succeeds`)
+    t.ok(at.json().event.tokensAfter <= minimum, `${label}: and fits it`)
+    const below = await app.inject({ method: 'POST', url: '/compact', payload: { ...payload, targetTokens: minimum - 1 } })
+    t.equal(below.statusCode, 422, `${label}: ${minimum - 1} does not`)
+    t.equal(below.json().minimumTokens, minimum, `${label}: and names the same minimum`)
+  }
+})
+
 t.test('broken tool pairing: repaired by default, a 400 naming the message with reject', async (t) => {
   const { app } = await buildTestApp(t)
   const conv = session('anthropic', 20, 3000)
@@ -440,8 +479,9 @@ t.test('a client that disconnects aborts the provider call', async (t) => {
   const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/compact', headers: { 'content-type': 'application/json' } })
   req.on('error', () => {})
   req.end(payload)
-  // Wait until the provider holds the summary request, then hang up.
-  for (let i = 0; i < 200 && fake.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 25))
+  // Wait until the provider holds the summary request (the compaction runs on a compute
+  // thread, whose first start from source takes seconds under tap), then hang up.
+  for (let i = 0; i < 2400 && fake.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 25))
   t.equal(fake.requests.length, 1, 'the provider got the request')
   const hungUp = Date.now()
   req.destroy()

@@ -230,7 +230,7 @@ t.test('a queued request whose client goes away leaves the queue and never runs'
 
   app.compute.resume()
   const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body
-  t.match(metrics, /compactd_compute_cancelled_total\{task="compact"\} 1/)
+  t.match(metrics, /compactd_compute_cancelled_total\{task="compact",state="queued"\} 1/)
   t.equal(app.compute.stats().completed, 0, 'the task never ran on a thread')
   t.notMatch(metrics, /compactd_compute_tasks_total\{task="compact"/, 'no compact task finished, in the pool or inline')
 

@@ -1,46 +1,53 @@
 /**
- * The compute pool (issue 11): CPU-heavy work — compaction, counting large /estimate
- * bodies, and the background worker's rolling-summary updates — runs in worker threads
- * (piscina, at nice +COMPUTE_THREAD_NICE), so the event loop keeps
- * answering /healthz, summary reads and appends while 135 ms compactions run, and the
- * other cores work. `app.compute.run(task, input, { signal, bytes })`:
+ * The compute pool (issues 11 and 18): CPU-heavy work — compaction (the llm strategy's
+ * too), counting large /estimate bodies, imports and the background worker's
+ * rolling-summary updates — runs in worker threads (piscina, at nice
+ * +COMPUTE_THREAD_NICE), so the event loop keeps answering /healthz, summary reads and
+ * appends. `app.compute.run(task, input, { signal, bytes, tenant, summarizer })`:
  *
- * - inline: with COMPUTE_THREADS=0, or an input of at most COMPUTE_INLINE_MAX_BYTES (the
- *   trip to a thread, a structured clone each way, costs more than such a task; the
- *   threshold is measured, docs/benchmarks.md);
- * - otherwise to a free thread, or into a FIFO queue in front of the pool. At most
- *   COMPUTE_QUEUE_MAX requests wait: one more is a 503 `overloaded` with Retry-After
- *   (the queue's work over the threads, from the mean task time), not unbounded latency.
- *   Background updates (at most WORKERS) are never refused; they wait their turn;
- * - a queued task whose client went away (its request's AbortSignal) leaves the queue
- *   and never runs. A running task finishes (a thread is not killed mid-task: it would
- *   have to load the engine again); its result is dropped.
+ * - inline: with COMPUTE_THREADS=0, or a small input (at most COMPUTE_INLINE_MAX_BYTES)
+ *   with no pathological text (containsLongRun: a long run of one character class costs
+ *   up to 30× prose of its size to count, so a small body of it is heavy too);
+ * - otherwise to a thread through a fair queue (compute-queue.ts): per tenant, the tenant
+ *   with the fewest running tasks first, and no tenant holds every thread while another is
+ *   active. At most COMPUTE_QUEUE_MAX requests wait, COMPUTE_TENANT_QUEUE_MAX of one
+ *   tenant; past either, or when the queue's expected wait exceeds the deadline, a 503
+ *   `overloaded` whose Retry-After is that expected wait (the sum of the waiting and
+ *   running tasks' estimates, from measured seconds per byte of each task, over the threads);
+ * - every pooled task has a deadline, COMPUTE_DEADLINE_MS from when it was queued. Past
+ *   it a queued task leaves the queue, and a running one is abandoned: piscina terminates
+ *   its thread and starts another. The request gets a 503 `deadline_exceeded`. Time spent
+ *   waiting for a summarizer provider is not charged;
+ * - a task whose client went away (its request's AbortSignal) leaves the queue, or, when
+ *   running, has its thread replaced: nobody waits for its result;
+ * - on shutdown (preClose), queued tasks are refused, running ones get half of
+ *   SHUTDOWN_TIMEOUT_MS to finish, then are abandoned, so the process exits in its grace.
  *
- * The tasks themselves (src/services/compute-tasks.ts) are pure; only structured-cloneable
- * data crosses (requests, options, results), never a function: the llm strategy, whose
- * summarizer is a provider client, stays on the event loop, as does /estimate's `provider`
- * method (an Anthropic call). The pool and its threads
- * start with the first pooled task, or when the server listens (warm()), so an app that
- * is only inject()ed in tests starts no thread. Metrics: docs/operations.md.
+ * The llm strategy runs in a thread too: its provider client stays on the event loop and
+ * the thread gets a stand-in that posts each completion over a MessagePort
+ * (src/services/summarizer-bridge.ts). Tasks (src/services/compute-tasks.ts) are pure;
+ * only structured-cloneable data crosses. Threads start with the first pooled task, or
+ * when the server listens (warm()). Metrics: docs/operations.md.
  */
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import v8 from 'node:v8'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { MessageChannel } from 'node:worker_threads'
+import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Piscina } from 'piscina'
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+import type { Registry } from 'prom-client'
 import type { Config } from '../config.ts'
+import { containsLongRun } from '../engine/tokens/tokenizer.ts'
 import { ApiError } from '../errors.ts'
 import { fromWire, runInline, type ComputeRunner, type RunOptions, type TaskName, type TaskInput, type TaskOutcome, type TaskOutput } from '../services/compute-tasks.ts'
+import { bridgedSummarizer, serveSummarizer } from '../services/summarizer-bridge.ts'
+import { createPoolMetrics, HEAP_BYTES_PER_BODY_BYTE, worstCaseQueuedHeapBytes } from './compute-metrics.ts'
+import { BACKGROUND_TENANT, FairQueue } from './compute-queue.ts'
 import type { TokenCache } from './token-cache-store.ts'
 
-/**
- * Heap a queued request holds per byte of its body: the parsed JSON (V8 strings, objects
- * and arrays of a message list) measured at 1.3–2.1× the body's bytes, rounded up, plus
- * the request's raw bytes while it is parsed. docs/operations.md has the arithmetic.
- */
-export const HEAP_BYTES_PER_BODY_BYTE = 3
+export { HEAP_BYTES_PER_BODY_BYTE, worstCaseQueuedHeapBytes } from './compute-metrics.ts'
+export { clientGoneSignal, contentLength } from './compute-request.ts'
 
 /** The worker thread's entry: next to this file in the source, under dist/plugins/ in the build. */
 export function computeWorkerFile(): string {
@@ -61,6 +68,8 @@ export interface ComputePoolOptions {
   queueMax?: number
   /** Inputs of at most this many bytes run inline. Default config.COMPUTE_INLINE_MAX_BYTES. */
   inlineMaxBytes?: number
+  /** A pooled task's budget from when it is queued, in ms. Default config.COMPUTE_DEADLINE_MS. */
+  deadlineMs?: number
   /** Where the metrics go (the app's registry); none: not exported. */
   registry?: Registry
   /** The worker entry (tests); default computeWorkerFile(). */
@@ -80,42 +89,71 @@ export interface ComputePoolStats {
   completed: number
   /** Tasks run on the event loop. */
   inline: number
-  /** Tasks that left the queue because their client went away: they never ran. */
+  /** Tasks dropped because their client went away (queued: never ran; running: thread replaced). */
   cancelled: number
   /** Requests refused with 503 overloaded. */
   overloaded: number
+  /** Tasks past their deadline (queued or running). */
+  deadlineExceeded: number
 }
 
 interface Pending {
   task: TaskName
   input: unknown
+  tenant: string
   queuedAt: number
   background: boolean
+  /** Expected seconds on a thread, from the task's measured seconds per byte. */
+  estimate: number
+  bytes: number
   resolve(value: unknown): void
   reject(err: unknown): void
   signal?: AbortSignal
   onAbort?: () => void
   cacheScope?: string
+  summarizer?: RunOptions['summarizer']
+  timer?: NodeJS.Timeout
+  /** Set while on a thread: aborting it makes piscina terminate the thread. */
+  controller?: AbortController
+  startedAt?: number
+  /** Provider time not charged to the deadline: finished calls, and when the current ones began. */
+  providerMs: number
+  providerSince?: number
+  /** The pool's startup clock when this task was queued. */
+  startupAtQueue: number
+  settled: boolean
 }
 
 type Where = 'pool' | 'inline'
+
+/** Seconds per byte a task is assumed to take before any has been measured: ~1 s per MB. */
+const INITIAL_SECONDS_PER_BYTE = 1e-6
+/** Bytes assumed for a task whose size is unknown (no Content-Length). */
+const UNKNOWN_BYTES = 1_048_576
 
 export class ComputePool implements ComputeRunner {
   readonly threads: number
   readonly queueMax: number
   readonly inlineMaxBytes: number
+  readonly deadlineMs: number
+  private readonly tenantQueueMax: number
   private readonly config: Config
   private readonly filename: string | undefined
   private readonly tokenCache: TokenCache | undefined
   private piscina: Piscina | undefined
-  private readonly queue: Pending[] = []
+  private readonly queue: FairQueue<Pending>
+  private readonly onThread = new Set<Pending>()
   private waitingRequests = 0
-  private running = 0
+  /** Threads being started (a first task loads the engine, about 2 s built, far more from source): no task is handed to them meanwhile. */
+  private starting = 0
+  /** Milliseconds during which some thread was starting (a deadline does not count them), and since when the current start runs. */
+  private startupMs = 0
+  private startupSince: number | undefined
   private paused = false
   private closed = false
-  /** Mean seconds of a pooled task (exponentially weighted): Retry-After's estimate. */
-  private meanTaskSeconds = 0.25
-  private readonly counts = { completed: 0, inline: 0, cancelled: 0, overloaded: 0 }
+  /** Measured seconds per input byte of each task (exponentially weighted): the queue's expected wait. */
+  private readonly secondsPerByte = new Map<TaskName, number>()
+  private readonly counts = { completed: 0, inline: 0, cancelled: 0, overloaded: 0, deadlineExceeded: 0 }
   private readonly metrics: ReturnType<typeof createPoolMetrics> | undefined
   private readonly children = new Map<string, { tasks: { inc(): void }; duration: { observe(v: number): void } }>()
 
@@ -124,51 +162,61 @@ export class ComputePool implements ComputeRunner {
     this.threads = opts.threads ?? opts.config.COMPUTE_THREADS
     this.queueMax = opts.queueMax ?? opts.config.COMPUTE_QUEUE_MAX
     this.inlineMaxBytes = opts.inlineMaxBytes ?? opts.config.COMPUTE_INLINE_MAX_BYTES
+    this.deadlineMs = opts.deadlineMs ?? opts.config.COMPUTE_DEADLINE_MS
+    this.tenantQueueMax = opts.config.COMPUTE_TENANT_QUEUE_MAX || Math.max(1, Math.ceil(this.queueMax / 2))
+    this.queue = new FairQueue<Pending>({
+      tenantMaxThreads: opts.config.COMPUTE_TENANT_MAX_THREADS || Math.max(1, this.threads - 1),
+      fairWindowMs: opts.config.COMPUTE_FAIR_WINDOW_MS,
+    })
     this.filename = opts.filename
     this.tokenCache = opts.tokenCache
     this.metrics = opts.registry ? createPoolMetrics(opts.registry, this) : undefined
   }
 
   run<K extends TaskName>(task: K, input: TaskInput<K>, opts: RunOptions = {}): Promise<TaskOutput<K>> {
-    // Inline first: such a task runs now, to the end, so it needs no signal (a lazy one is never made).
-    if (this.threads === 0 || (opts.bytes !== undefined && opts.bytes <= this.inlineMaxBytes)) return this.inline(task, input, opts.cacheScope)
+    // Inline: a small input of ordinary text runs now, to the end (no signal, no deadline: its cost is bounded).
+    if (this.threads === 0 || (opts.bytes !== undefined && opts.bytes <= this.inlineMaxBytes && !containsLongRun(input))) return this.inline(task, input, opts)
     const signal = typeof opts.signal === 'function' ? opts.signal() : opts.signal
     if (signal?.aborted) {
-      this.cancelled(task)
+      this.cancelled(task, 'queued')
       return Promise.reject(clientGone())
     }
-    if (this.closed) return Promise.reject(new ApiError(503, 'shutting_down', 'this instance is shutting down; retry (another instance will answer)', undefined, undefined, { 'retry-after': '5' }))
+    if (this.closed) return Promise.reject(shuttingDown())
     const background = opts.background === true
-    const mustWait = this.paused || this.running >= this.threads
-    if (mustWait && !background && this.waitingRequests >= this.queueMax) {
-      this.counts.overloaded++
-      this.metrics?.overloaded.inc({ task })
-      const seconds = this.retryAfterSeconds()
-      return Promise.reject(
-        new ApiError(
-          503,
-          'overloaded',
-          `the compute pool is full: ${this.waitingRequests} requests wait for ${this.threads} busy threads (COMPUTE_QUEUE_MAX ${this.queueMax}); retry in ${seconds} s`,
-          undefined,
-          undefined,
-          { 'retry-after': String(seconds) },
-        ),
-      )
+    const tenant = background ? BACKGROUND_TENANT : (opts.tenant ?? opts.cacheScope ?? 'anonymous')
+    const bytes = opts.bytes ?? UNKNOWN_BYTES
+    const estimate = this.estimateSeconds(task, bytes)
+    if (!background) {
+      const refusal = this.admission(tenant, estimate)
+      if (refusal) {
+        this.counts.overloaded++
+        this.metrics?.overloaded.inc({ task })
+        return Promise.reject(refusal)
+      }
     }
     return new Promise<TaskOutput<K>>((resolve, reject) => {
-      const entry: Pending = { task, input, queuedAt: performance.now(), background, resolve: resolve as (v: unknown) => void, reject, cacheScope: opts.cacheScope }
+      const entry: Pending = {
+        task,
+        input,
+        tenant,
+        queuedAt: performance.now(),
+        background,
+        estimate,
+        bytes,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        cacheScope: opts.cacheScope,
+        summarizer: opts.summarizer,
+        providerMs: 0,
+        startupAtQueue: this.startupClock(performance.now()),
+        settled: false,
+      }
       if (signal) {
         entry.signal = signal
-        entry.onAbort = () => {
-          const i = this.queue.indexOf(entry)
-          if (i < 0) return // already on a thread: it finishes, the result is dropped
-          this.queue.splice(i, 1)
-          if (!entry.background) this.waitingRequests--
-          this.cancelled(task)
-          reject(clientGone())
-        }
+        entry.onAbort = () => this.clientLeft(entry)
         signal.addEventListener('abort', entry.onAbort, { once: true })
       }
+      entry.timer = setTimeout(() => this.deadlinePassed(entry), this.deadlineMs)
       this.queue.push(entry)
       if (!background) this.waitingRequests++
       this.pump()
@@ -183,8 +231,7 @@ export class ComputePool implements ComputeRunner {
    */
   warm(): void {
     if (this.threads === 0 || this.closed || this.piscina) return
-    const pool = this.pool()
-    for (let i = 0; i < this.threads; i++) pool.run({ task: 'compact', input: WARM_UP }).catch(() => {})
+    this.pool()
   }
 
   /** Stops handing queued tasks to threads (tests: hold tasks in the queue), until resume(). */
@@ -198,29 +245,118 @@ export class ComputePool implements ComputeRunner {
   }
 
   stats(): ComputePoolStats {
-    return { threads: this.threads, queueMax: this.queueMax, queued: this.queue.length, running: this.running, ...this.counts }
+    return { threads: this.threads, queueMax: this.queueMax, queued: this.queue.size, running: this.onThread.size, ...this.counts }
+  }
+
+  /**
+   * Seconds until the work ahead of a new task is done: what is left of each running task's
+   * estimate (at least 50 ms; none past its deadline) and the estimate of each waiting one,
+   * over the threads.
+   */
+  expectedWaitSeconds(now = performance.now()): number {
+    let seconds = 0
+    for (const entry of this.onThread) {
+      const elapsed = (now - entry.startedAt!) / 1000
+      const leftOfDeadline = Math.max(0, (this.deadlineMs - this.chargedMs(entry, now)) / 1000)
+      seconds += Math.min(leftOfDeadline, Math.max(0.05, entry.estimate - elapsed))
+    }
+    for (const entry of this.queue.all()) seconds += entry.estimate
+    return seconds / Math.max(1, this.threads)
+  }
+
+  /**
+   * Shutdown's first step (preClose): refuses new tasks and the queued ones, and gives the
+   * running ones `graceMs` to finish before abandoning them (their requests get a 503).
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.closed = true
+    for (const entry of this.queue.drain()) {
+      if (!entry.background) this.waitingRequests--
+      this.settle(entry, shuttingDown())
+    }
+    if (this.onThread.size === 0) return
+    const started = performance.now()
+    while (this.onThread.size > 0 && performance.now() - started < graceMs) await new Promise((r) => setTimeout(r, 20))
+    for (const entry of [...this.onThread]) entry.controller?.abort(shuttingDown())
   }
 
   /** Refuses new pooled tasks, fails the queued ones, waits for the running ones, and stops the threads. */
   async close(): Promise<void> {
-    this.closed = true
-    for (const entry of this.queue.splice(0)) {
-      if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort)
-      entry.reject(new ApiError(503, 'shutting_down', 'this instance is shutting down; retry (another instance will answer)', undefined, undefined, { 'retry-after': '5' }))
-    }
-    this.waitingRequests = 0
+    await this.drain(this.config.SHUTDOWN_TIMEOUT_MS / 2)
     const pool = this.piscina
     this.piscina = undefined
-    await pool?.close()
+    await pool?.destroy()
   }
 
-  private async inline<K extends TaskName>(task: K, input: TaskInput<K>, cacheScope: string | undefined): Promise<TaskOutput<K>> {
+  private admission(tenant: string, estimate: number): ApiError | undefined {
+    const mustWait = this.paused || this.onThread.size >= this.threads
+    if (!mustWait) return undefined
+    const wait = this.expectedWaitSeconds()
+    const retryAfter = { 'retry-after': String(Math.max(1, Math.ceil(wait))) }
+    if (this.waitingRequests >= this.queueMax) {
+      return new ApiError(503, 'overloaded', `the compute pool is full: ${this.waitingRequests} requests wait for ${this.threads} busy threads (COMPUTE_QUEUE_MAX ${this.queueMax}); the work ahead takes about ${wait.toFixed(1)} s`, undefined, undefined, retryAfter)
+    }
+    if (this.queue.waiting(tenant) >= this.tenantQueueMax) {
+      return new ApiError(503, 'overloaded', `this API key already has ${this.queue.waiting(tenant)} requests waiting for a compute thread (COMPUTE_TENANT_QUEUE_MAX ${this.tenantQueueMax}); the work ahead takes about ${wait.toFixed(1)} s`, undefined, undefined, retryAfter)
+    }
+    if ((wait + estimate) * 1000 > this.deadlineMs) {
+      return new ApiError(503, 'overloaded', `the compute queue's work (about ${wait.toFixed(1)} s) would not leave this task time within its ${this.deadlineMs / 1000} s deadline (COMPUTE_DEADLINE_MS)`, undefined, undefined, retryAfter)
+    }
+    return undefined
+  }
+
+  private estimateSeconds(task: TaskName, bytes: number): number {
+    return Math.max(0.005, bytes * (this.secondsPerByte.get(task) ?? INITIAL_SECONDS_PER_BYTE))
+  }
+
+  /**
+   * Time charged to a task's deadline: since it was queued, less the time a summarizer
+   * provider had its calls and the time threads were starting (neither is the task's work,
+   * and a thread replaced after a stopped task starts again).
+   */
+  private chargedMs(entry: Pending, now: number): number {
+    const providerNow = entry.providerSince === undefined ? 0 : now - entry.providerSince
+    return now - entry.queuedAt - entry.providerMs - providerNow - (this.startupClock(now) - entry.startupAtQueue)
+  }
+
+  private startupClock(now: number): number {
+    return this.startupMs + (this.startupSince === undefined ? 0 : now - this.startupSince)
+  }
+
+  /**
+   * Has `n` threads run the warm-up compaction before any task is handed to them: a new
+   * thread's first task loads the tokenizer's tables and compiles the engine, which a
+   * client's request would otherwise wait for (and its deadline pay for).
+   */
+  private startThreads(pool: Piscina, n: number): void {
+    for (let i = 0; i < n; i++) {
+      if (this.starting++ === 0) this.startupSince = performance.now()
+      pool
+        .run({ task: 'compact', input: WARM_UP })
+        .catch(() => {})
+        .finally(() => {
+          if (--this.starting === 0 && this.startupSince !== undefined) {
+            this.startupMs += performance.now() - this.startupSince
+            this.startupSince = undefined
+          }
+          this.pump()
+        })
+    }
+  }
+
+  private async inline<K extends TaskName>(task: K, input: TaskInput<K>, opts: RunOptions): Promise<TaskOutput<K>> {
     const started = performance.now()
     this.counts.inline++
     let outcome: 'ok' | 'error' = 'error'
     try {
-      const tokenCache = cacheScope === undefined ? undefined : this.tokenCache?.for(cacheScope)
-      const value = await runInline(this.config, task, input, tokenCache ? { tokenCache } : {})
+      const tokenCache = opts.cacheScope === undefined ? undefined : this.tokenCache?.for(opts.cacheScope)
+      // Only a task that calls a provider waits on I/O inline; the others run to the end at once.
+      const signal = opts.summarizer && opts.signal ? (typeof opts.signal === 'function' ? opts.signal() : opts.signal) : undefined
+      const value = await runInline(this.config, task, input, {
+        ...(tokenCache ? { tokenCache } : {}),
+        ...(opts.summarizer ? { summarizer: opts.summarizer } : {}),
+        ...(signal ? { signal } : {}),
+      })
       outcome = 'ok'
       return value
     } finally {
@@ -229,7 +365,8 @@ export class ComputePool implements ComputeRunner {
   }
 
   private pool(): Piscina {
-    this.piscina ??= new Piscina({
+    if (this.piscina) return this.piscina
+    this.piscina = new Piscina({
       filename: this.filename ?? computeWorkerFile(),
       minThreads: this.threads,
       maxThreads: this.threads,
@@ -242,46 +379,126 @@ export class ComputePool implements ComputeRunner {
       niceIncrement: this.config.COMPUTE_THREAD_NICE,
       workerData: { config: this.config },
     })
+    this.startThreads(this.piscina, this.threads)
     return this.piscina
   }
 
   private pump(): void {
-    while (!this.paused && this.running < this.threads && this.queue.length > 0) {
-      const entry = this.queue.shift()!
+    if (this.queue.size > 0) this.pool()
+    while (!this.paused && !this.closed && this.onThread.size + this.starting < this.threads && this.queue.size > 0) {
+      const entry = this.queue.next(performance.now())
+      if (!entry) return
       if (!entry.background) this.waitingRequests--
-      if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort)
       this.dispatch(entry)
     }
   }
 
   private dispatch(entry: Pending): void {
-    this.running++
-    const started = performance.now()
+    this.onThread.add(entry)
+    const started = (entry.startedAt = performance.now())
     this.metrics?.queueWait.observe({ task: entry.task }, (started - entry.queuedAt) / 1000)
+    const controller = (entry.controller = new AbortController())
+    let closeBridge: (() => void) | undefined
+    const message: Record<string, unknown> = { task: entry.task, input: entry.input, ...(entry.cacheScope !== undefined ? { cacheScope: entry.cacheScope } : {}) }
+    const transferList = []
+    if (entry.summarizer) {
+      const channel = new MessageChannel()
+      closeBridge = serveSummarizer(channel.port1, entry.summarizer, (calls) => {
+        const now = performance.now()
+        if (calls > 0 && entry.providerSince === undefined) entry.providerSince = now
+        else if (calls === 0 && entry.providerSince !== undefined) {
+          entry.providerMs += now - entry.providerSince
+          entry.providerSince = undefined
+        }
+      })
+      message.summarizer = { port: channel.port2, identity: bridgedSummarizer(entry.summarizer) }
+      transferList.push(channel.port2)
+    }
     // The books are kept before the caller hears back, so stats() is current when it does.
-    const settle = (outcome: 'ok' | 'error') => {
+    const done = (outcome: 'ok' | 'error' | 'abandoned') => {
       const seconds = (performance.now() - started) / 1000
-      this.running--
+      closeBridge?.()
+      this.onThread.delete(entry)
+      this.queue.finished(entry.tenant, performance.now())
       this.counts.completed++
-      this.meanTaskSeconds = 0.8 * this.meanTaskSeconds + 0.2 * seconds
+      // Provider time is not the task's work: it stays out of the per-byte estimate.
+      if (outcome === 'ok') this.learn(entry.task, seconds - entry.providerMs / 1000, entry.bytes)
       this.metrics?.busySeconds.inc(seconds)
-      this.finished(entry.task, 'pool', outcome, seconds)
+      this.finished(entry.task, 'pool', outcome === 'ok' ? 'ok' : 'error', seconds)
       this.pump()
     }
     this.pool()
-      .run({ task: entry.task, input: entry.input, ...(entry.cacheScope !== undefined ? { cacheScope: entry.cacheScope } : {}) })
+      .run(message, { signal: controller.signal, transferList: transferList as never })
       .then(
         (result: TaskOutcome) => {
           if (result.tokenCache) this.tokenCache?.recordThread(result.tokenCache)
-          settle(result.ok ? 'ok' : 'error')
-          if (result.ok) entry.resolve(result.value)
-          else entry.reject(fromWire(result.error))
+          done(result.ok ? 'ok' : 'error')
+          this.settle(entry, result.ok ? undefined : fromWire(result.error), result.ok ? result.value : undefined)
         },
         (err: unknown) => {
-          settle('error')
-          entry.reject(err)
+          // A stopped task's thread was terminated: its replacement starts before it takes work.
+          if (controller.signal.aborted && this.piscina && !this.closed) this.startThreads(this.piscina, 1)
+          done(controller.signal.aborted ? 'abandoned' : 'error')
+          // Aborted: the reason is the error its requester gets (deadline, client gone, shutdown).
+          this.settle(entry, controller.signal.aborted && controller.signal.reason instanceof Error ? controller.signal.reason : err)
         },
       )
+  }
+
+  private learn(task: TaskName, seconds: number, bytes: number): void {
+    const perByte = Math.max(0, seconds) / Math.max(bytes, 1024)
+    const mean = this.secondsPerByte.get(task)
+    this.secondsPerByte.set(task, mean === undefined ? perByte : 0.5 * mean + 0.5 * perByte)
+  }
+
+  /** Resolves or rejects a task once, and lets go of its timer and listener. */
+  private settle(entry: Pending, err: unknown, value?: unknown): void {
+    if (entry.settled) return
+    entry.settled = true
+    clearTimeout(entry.timer)
+    if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort)
+    if (err !== undefined) entry.reject(err)
+    else entry.resolve(value)
+  }
+
+  private clientLeft(entry: Pending): void {
+    if (this.queue.remove(entry)) {
+      if (!entry.background) this.waitingRequests--
+      this.cancelled(entry.task, 'queued')
+      this.settle(entry, clientGone())
+    } else if (this.onThread.has(entry)) {
+      // Nobody waits for the result: the thread is stopped rather than left to finish.
+      this.cancelled(entry.task, 'running')
+      entry.controller?.abort(clientGone())
+    }
+  }
+
+  private deadlinePassed(entry: Pending): void {
+    const now = performance.now()
+    const charged = this.chargedMs(entry, now)
+    if (charged < this.deadlineMs && (this.onThread.has(entry) || this.queue.has(entry))) {
+      // Part of the time went to a summarizer provider or a thread's start: the rest of the budget is still the task's.
+      entry.timer = setTimeout(() => this.deadlinePassed(entry), this.deadlineMs - charged + 1)
+      return
+    }
+    if (this.queue.remove(entry)) {
+      if (!entry.background) this.waitingRequests--
+      this.deadlineExceeded(entry.task, 'queued')
+      this.settle(entry, this.deadlineError(entry, 'waited'))
+      return
+    }
+    if (!this.onThread.has(entry)) return
+    this.deadlineExceeded(entry.task, 'running')
+    entry.controller?.abort(this.deadlineError(entry, 'ran'))
+  }
+
+  private deadlineError(entry: Pending, how: 'waited' | 'ran'): ApiError {
+    const retry = Math.max(1, Math.ceil(this.expectedWaitSeconds()))
+    const what =
+      how === 'waited'
+        ? `waited ${this.deadlineMs / 1000} s for a compute thread (COMPUTE_DEADLINE_MS) and was dropped`
+        : `ran past its ${this.deadlineMs / 1000} s budget (COMPUTE_DEADLINE_MS) and was stopped`
+    return new ApiError(503, 'deadline_exceeded', `the ${entry.task} task ${what}; a smaller input, or a retry once the queue is shorter, will fit`, undefined, undefined, { 'retry-after': String(retry) })
   }
 
   private finished(task: TaskName, where: Where, outcome: 'ok' | 'error', seconds: number): void {
@@ -295,15 +512,14 @@ export class ComputePool implements ComputeRunner {
     child.duration.observe(seconds)
   }
 
-  private cancelled(task: TaskName): void {
+  private cancelled(task: TaskName, state: 'queued' | 'running'): void {
     this.counts.cancelled++
-    this.metrics?.cancelled.inc({ task })
+    this.metrics?.cancelled.inc({ task, state })
   }
 
-  /** Whole seconds until the work ahead (queued and running) is done, at least 1. */
-  private retryAfterSeconds(): number {
-    const ahead = this.queue.length + this.running
-    return Math.max(1, Math.ceil((ahead * this.meanTaskSeconds) / Math.max(1, this.threads)))
+  private deadlineExceeded(task: TaskName, state: 'queued' | 'running'): void {
+    this.counts.deadlineExceeded++
+    this.metrics?.deadline.inc({ task, state })
   }
 }
 
@@ -326,90 +542,11 @@ export const WARM_UP: TaskInput<'compact'> = {
 }
 
 function clientGone(): ApiError {
-  return new ApiError(499, 'client_closed_request', 'the client closed the request before its compute task started')
+  return new ApiError(499, 'client_closed_request', 'the client closed the request before its compute task finished')
 }
 
-function createPoolMetrics(registry: Registry, pool: ComputePool) {
-  const registers = [registry]
-  new Gauge({ name: 'compactd_compute_threads', help: 'Worker threads of the compute pool (COMPUTE_THREADS).', registers }).set(pool.threads)
-  new Gauge({ name: 'compactd_compute_queue_max', help: 'Requests that may wait for a compute thread (COMPUTE_QUEUE_MAX).', registers }).set(pool.queueMax)
-  new Gauge({
-    name: 'compactd_compute_queue_depth',
-    help: 'Tasks waiting for a compute thread now.',
-    registers,
-    collect() {
-      this.set(pool.stats().queued)
-    },
-  })
-  new Gauge({
-    name: 'compactd_compute_running',
-    help: 'Tasks on a compute thread now.',
-    registers,
-    collect() {
-      this.set(pool.stats().running)
-    },
-  })
-  return {
-    busySeconds: new Counter({ name: 'compactd_compute_busy_seconds_total', help: 'Seconds compute threads spent on tasks (utilization: its rate / compactd_compute_threads).', registers }),
-    tasks: new Counter({ name: 'compactd_compute_tasks_total', help: 'Compute tasks finished, by task, where (pool or inline) and outcome (ok or error).', labelNames: ['task', 'where', 'outcome'], registers }),
-    overloaded: new Counter({ name: 'compactd_compute_overloaded_total', help: 'Requests refused with 503 overloaded: the compute queue was full.', labelNames: ['task'], registers }),
-    cancelled: new Counter({ name: 'compactd_compute_cancelled_total', help: 'Queued compute tasks dropped because their client went away (never run).', labelNames: ['task'], registers }),
-    queueWait: new Histogram({
-      name: 'compactd_compute_queue_wait_seconds',
-      help: 'Time a pooled task waited for a thread, in seconds.',
-      labelNames: ['task'],
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers,
-    }),
-    duration: new Histogram({
-      name: 'compactd_compute_task_duration_seconds',
-      help: 'Duration of one compute task (on a thread: including the transfer both ways), by task and where, in seconds.',
-      labelNames: ['task', 'where'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers,
-    }),
-  }
-}
-
-/**
- * Worst-case heap of the bodies the pool lets wait: every queued request and every
- * running one holding a body of BODY_LIMIT_BYTES (see HEAP_BYTES_PER_BODY_BYTE).
- */
-export function worstCaseQueuedHeapBytes(config: Pick<Config, 'BODY_LIMIT_BYTES' | 'COMPUTE_QUEUE_MAX' | 'COMPUTE_THREADS'>): number {
-  return (config.COMPUTE_QUEUE_MAX + config.COMPUTE_THREADS) * config.BODY_LIMIT_BYTES * HEAP_BYTES_PER_BODY_BYTE
-}
-
-/** A request body's size from its Content-Length; undefined (chunked): the pool treats it as large. */
-export function contentLength(req: FastifyRequest): number | undefined {
-  const header = req.headers['content-length']
-  const n = Number(header)
-  return header !== undefined && Number.isFinite(n) ? n : undefined
-}
-
-/**
- * A signal that fires when the client goes away before the reply (a queued task then
- * leaves the queue), made on first call of signal(): a task run inline never calls it, so
- * a small request pays for no AbortController and no listener. Call done() once the reply
- * is decided.
- */
-export function clientGoneSignal(reply: FastifyReply): { signal(): AbortSignal; done(): void } {
-  let controller: AbortController | undefined
-  let onClose: (() => void) | undefined
-  return {
-    signal() {
-      if (!controller) {
-        const made = (controller = new AbortController())
-        onClose = () => {
-          if (!reply.raw.writableEnded) made.abort()
-        }
-        reply.raw.once('close', onClose)
-      }
-      return controller.signal
-    },
-    done() {
-      if (onClose) reply.raw.off('close', onClose)
-    },
-  }
+function shuttingDown(): ApiError {
+  return new ApiError(503, 'shutting_down', 'this instance is shutting down; retry (another instance will answer)', undefined, undefined, { 'retry-after': '5' })
 }
 
 // ---------------------------------------------------------------------------
@@ -434,6 +571,9 @@ export default fp(
       )
     }
     app.addHook('onListen', async () => pool.warm())
+    // Before the server stops taking connections' answers: requests waiting on the pool get
+    // their 503 now, and running work has half the grace, so SIGTERM ends within it.
+    app.addHook('preClose', async () => pool.drain(app.config.SHUTDOWN_TIMEOUT_MS / 2))
     // Registered before the sessions plugin: closes after its worker stopped (onClose runs in reverse).
     app.addHook('onClose', async () => pool.close())
   },

@@ -10,9 +10,8 @@ import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import type { Config } from '../config.ts'
 import { SummarizerError, type CompletionRequest, type CompletionResult, type SummarizerClient } from '../engine/compaction/types.ts'
-import { costUsd, resolveModel, type ModelInfo } from '../engine/models/registry.ts'
-import { estimateTextTokens, HEURISTIC_SAFETY_MARGIN } from '../engine/tokens/heuristic.ts'
-import { countTextTokens } from '../engine/tokens/tokenizer.ts'
+import { costUsd, type ModelInfo } from '../engine/models/registry.ts'
+import { modelFacts } from './summarizer-model.ts'
 import { boundedRetryFetch, refusedRetryMs } from './retry-after.ts'
 
 export type SummarizerProvider = 'openai' | 'anthropic'
@@ -109,31 +108,8 @@ export function createSummarizerClients(config: Config): SummarizerRegistry {
 }
 
 // ---------------------------------------------------------------------------
-// Shared model facts
+// Shared model facts (the pure ones are in summarizer-model.ts)
 // ---------------------------------------------------------------------------
-
-interface ModelFacts {
-  info: ModelInfo
-  contextLimit: number
-  countTokens(text: string): number
-}
-
-/**
- * Window: the registry's for known models (lowered by SUMMARIZER_CONTEXT_LIMIT when that
- * is smaller, e.g. a local server with a short context), else SUMMARIZER_CONTEXT_LIMIT or
- * the unknown-model default. Counting: exact for OpenAI encodings, otherwise the
- * heuristic with its safety margin, so we over-count rather than overflow.
- */
-function modelFacts(model: string, config: Config): ModelFacts {
-  const info = resolveModel(model, { contextLimit: config.UNKNOWN_MODEL_CONTEXT_LIMIT, maxOutputTokens: config.UNKNOWN_MODEL_MAX_OUTPUT_TOKENS })
-  const override = config.SUMMARIZER_CONTEXT_LIMIT
-  const contextLimit = info.known ? Math.min(info.contextLimit, override ?? Infinity) : (override ?? info.contextLimit)
-  const encoding = info.encoding
-  const countTokens = encoding
-    ? (text: string) => countTextTokens(text, encoding)
-    : (text: string) => Math.ceil(estimateTextTokens(text) * HEURISTIC_SAFETY_MARGIN)
-  return { info, contextLimit, countTokens }
-}
 
 /** Never ask for more output than a known model can produce (the API would reject it). */
 function outputCap(info: ModelInfo, requested: number): number {

@@ -123,13 +123,13 @@ function strategyList(input: CompactRequest['strategy'], config: Config): Strate
   return [...new Set(list)]
 }
 
-/** The llm summarizer, or undefined when none is configured and none was asked for by name. */
-function pickSummarizer(registry: SummarizerRegistry, choice: CompactRequest['summarizer']): Summarizer | undefined {
+/** The llm summarizer's provider client, or undefined when none is configured and none was asked for by name. */
+function pickSummarizer(registry: SummarizerRegistry, choice: CompactRequest['summarizer']): SummarizerClient | undefined {
   // An explicit choice must be valid: SummarizerSelectionError → 400 body.summarizer.<field>.
-  if (choice) return llmSummarizer(registry.get(choice.provider, choice.model))
+  if (choice) return registry.get(choice.provider, choice.model)
   // No choice and nothing configured: the engine records an `llm` fallback.
   if (registry.defaultProvider === undefined) return undefined
-  return llmSummarizer(registry.get())
+  return registry.get()
 }
 
 function checkKeepRecent(input: CompactRequest): void {
@@ -142,9 +142,9 @@ function checkKeepRecent(input: CompactRequest): void {
 
 /**
  * POST /compact: the request checked, the session's round read, the CPU part
- * (computeCompaction) run in the compute pool (or on the event loop: small bodies, and
- * the llm strategy, whose provider client cannot cross into a worker thread), then the
- * checkpoint stored.
+ * (computeCompaction) run in the compute pool (on the event loop: small bodies of ordinary
+ * text), then the checkpoint stored. With the llm strategy the provider client stays here
+ * and answers the thread's completion calls (services/summarizer-bridge.ts).
  */
 export async function compactConversation(ctx: CompactContext, input: CompactRequest): Promise<CompactResponse> {
   const { config } = ctx
@@ -152,10 +152,9 @@ export async function compactConversation(ctx: CompactContext, input: CompactReq
   const llm = strategyList(input.strategy, config).includes('llm') ? pickSummarizer(ctx.summarizers, input.summarizer) : undefined
   const previousRound = input.sessionId ? await latestRound(ctx.db, ctx.tenantId, input.sessionId) : undefined
   const task: CompactTaskInput = { request: input, ...(previousRound ? { previousRound } : {}) }
-  const computed =
-    llm || !ctx.compute
-      ? await computeCompaction(config, task, { llm, signal: ctx.signal, tokenCache: ctx.tokenCache?.for(ctx.tenantId) })
-      : await ctx.compute.run('compact', task, { signal: ctx.signal, bytes: ctx.bodyBytes, cacheScope: ctx.tenantId })
+  const computed = !ctx.compute
+    ? await computeCompaction(config, task, { ...(llm ? { llm: llmSummarizer(llm) } : {}), signal: ctx.signal, tokenCache: ctx.tokenCache?.for(ctx.tenantId) })
+    : await ctx.compute.run('compact', task, { signal: ctx.signal, bytes: ctx.bodyBytes, cacheScope: ctx.tenantId, ...(llm ? { summarizer: llm } : {}) })
   const { response } = computed
   // A compaction done, not a dry run: what a checkpoint is stored for.
   if (computed.checkpoint) ctx.metrics?.onCompaction(response.event)

@@ -8,6 +8,8 @@
  */
 import type { Config } from '../config.ts'
 import { CompactionError } from '../engine/compaction/compact.ts'
+import { llmSummarizer } from '../engine/compaction/summarizers/llm.ts'
+import type { SummarizerClient } from '../engine/compaction/types.ts'
 import { MessageFormatError } from '../engine/messages/errors.ts'
 import type { MessageCountCache } from '../engine/tokens/count.ts'
 import { ApiError, type ErrorIssue } from '../errors.ts'
@@ -21,8 +23,13 @@ import { estimate, type EstimateInput } from './estimate.ts'
 import { importAgentLog, type ImportRequest } from './import.ts'
 
 export const computeTasks = {
-  /** POST /compact without the llm strategy: parse, compact, serialize. */
-  compact: (config: Config, input: Parameters<typeof computeCompaction>[1], env: TaskEnv = {}) => computeCompaction(config, input, env),
+  /** POST /compact: parse, compact, serialize; with the llm strategy, through env.summarizer (a stand-in on a thread). */
+  compact: (config: Config, input: Parameters<typeof computeCompaction>[1], env: TaskEnv = {}) =>
+    computeCompaction(config, input, {
+      ...(env.tokenCache ? { tokenCache: env.tokenCache } : {}),
+      ...(env.summarizer ? { llm: llmSummarizer(env.summarizer) } : {}),
+      ...(env.signal ? { signal: env.signal } : {}),
+    }),
   /** A rules-mode rolling-summary update (the background worker). */
   summary: (config: Config, input: Parameters<typeof computeRulesUpdate>[1], _env: TaskEnv = {}) => computeRulesUpdate(config, input),
   /** POST /estimate by the tokenizer or the heuristic (`provider` calls Anthropic: it stays on the event loop). */
@@ -41,9 +48,13 @@ const NO_PROVIDER_COUNTER: ProviderTokenCounter = {
   count: () => Promise.reject(new Error('provider token counting runs on the event loop, not in the compute pool')),
 }
 
-/** What the thread running a task lends it: its token-count cache, scoped to the task's tenant. */
+/** What the thread running a task lends it: its token-count cache, scoped to the task's tenant, and the llm strategy's summarizer client. */
 export interface TaskEnv {
   tokenCache?: MessageCountCache
+  /** On the event loop the provider client itself; on a thread a stand-in that asks the event loop (summarizer-bridge.ts). */
+  summarizer?: SummarizerClient
+  /** Inline only: the client went away (provider calls stop). On a thread the thread is stopped instead. */
+  signal?: AbortSignal
 }
 
 export type TaskName = keyof typeof computeTasks
@@ -52,10 +63,14 @@ export type TaskOutput<K extends TaskName> = Awaited<ReturnType<(typeof computeT
 
 export interface RunOptions {
   /**
-   * The client went away: a queued task leaves the queue (a running one finishes, its
-   * result dropped). A function is called only when the task does not run inline.
+   * The client went away: a queued task leaves the queue, a running one has its thread
+   * replaced. A function is called only when the task does not run inline.
    */
   signal?: AbortSignal | (() => AbortSignal)
+  /** Whose task this is, for the pool's fair share (default: cacheScope). */
+  tenant?: string
+  /** The llm strategy's provider client: it stays on the event loop and answers the thread's calls. */
+  summarizer?: SummarizerClient
   /** The input's size in bytes: at most COMPUTE_INLINE_MAX_BYTES runs on the event loop. Unknown: the pool. */
   bytes?: number
   /** Background work (summary updates): never refused as overloaded; it waits its turn. */

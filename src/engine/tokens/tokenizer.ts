@@ -317,3 +317,24 @@ export function countToolSchemaTokens(tools: readonly unknown[], encoding: Encod
   if (anyFunction) total += k.funcEnd
   return Math.max(0, total)
 }
+
+/**
+ * Whether any string in a JSON value (a request body) has a long run (longRuns): text
+ * whose count costs up to ~30× that of prose of its size, which the compute pool then
+ * treats as heavy however small the body (issue 18). Walks iteratively: depth is bounded
+ * by the body guard, not by the stack.
+ */
+export function containsLongRun(value: unknown): boolean {
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const v = stack.pop()
+    if (typeof v === 'string') {
+      if (v.length > MAX_RUN_CHARS && longRuns(v).length > 0) return true
+    } else if (Array.isArray(v)) {
+      for (const item of v) stack.push(item)
+    } else if (v !== null && typeof v === 'object') {
+      for (const key in v) stack.push((v as Record<string, unknown>)[key])
+    }
+  }
+  return false
+}

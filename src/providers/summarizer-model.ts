@@ -1,0 +1,39 @@
+/**
+ * What a summarizer model is, apart from its provider's SDK: its window, how to count its
+ * prompts and what a call costs. Pure, so a compute thread rebuilds a summarizer client's
+ * counting and pricing from the model's name (src/services/summarizer-bridge.ts), and the
+ * SDK clients (summarizer-clients.ts) use the same facts.
+ */
+import type { Config } from '../config.ts'
+import { costUsd, resolveModel, type ModelInfo } from '../engine/models/registry.ts'
+import { estimateTextTokens, HEURISTIC_SAFETY_MARGIN } from '../engine/tokens/heuristic.ts'
+import { countTextTokens } from '../engine/tokens/tokenizer.ts'
+
+export interface ModelFacts {
+  info: ModelInfo
+  contextLimit: number
+  countTokens(text: string): number
+}
+
+/**
+ * Window: the registry's for known models (lowered by SUMMARIZER_CONTEXT_LIMIT when that
+ * is smaller, e.g. a local server with a short context), else SUMMARIZER_CONTEXT_LIMIT or
+ * the unknown-model default. Counting: exact for OpenAI encodings, otherwise the
+ * heuristic with its safety margin, so we over-count rather than overflow.
+ */
+export function modelFacts(model: string, config: Config): ModelFacts {
+  const info = resolveModel(model, { contextLimit: config.UNKNOWN_MODEL_CONTEXT_LIMIT, maxOutputTokens: config.UNKNOWN_MODEL_MAX_OUTPUT_TOKENS })
+  const override = config.SUMMARIZER_CONTEXT_LIMIT
+  const contextLimit = info.known ? Math.min(info.contextLimit, override ?? Infinity) : (override ?? info.contextLimit)
+  const encoding = info.encoding
+  const countTokens = encoding
+    ? (text: string) => countTextTokens(text, encoding)
+    : (text: string) => Math.ceil(estimateTextTokens(text) * HEURISTIC_SAFETY_MARGIN)
+  return { info, contextLimit, countTokens }
+}
+
+/** Counting and pricing of a summarizer model: what a client needs besides its provider call. */
+export function summarizerLocalParts(model: string, config: Config): { countTokens(text: string): number; costUsd(inputTokens: number, outputTokens: number): number } {
+  const facts = modelFacts(model, config)
+  return { countTokens: facts.countTokens, costUsd: (i, o) => costUsd(facts.info, i, o) }
+}
