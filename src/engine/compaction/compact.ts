@@ -179,13 +179,25 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
     // Once a summary exists, later re-plans keep its size and the lines it carries into the log.
     plan = summaryReserve && summary ? (planWith(target, summaryReserve, carried) ?? planWith(target, reserves)) : planWith(target, reserves)
     if (!plan) {
-      const minimum = smallestTarget((t) => planWith(t, reservesFor(t)) !== null, options.targetTokens)
+      // Unforced, a target the conversation already fits returns it unchanged: the true
+      // minimum is never more than its own size.
+      const minimum = smallestTarget((t) => planWith(t, reservesFor(t)) !== null, options.targetTokens, options.force ? undefined : tokensBefore)
       const last = segments.length - 1
-      throw new CompactionError(
-        'budget_unreachable',
-        `cannot fit ${options.targetTokens} tokens: the system prompt, the first task message, a summary and the last turn need at least ${minimum}, even with everything else summarised and the last turn condensed`,
-        { targetTokens: options.targetTokens, tokensBefore, minimumTokens: minimum, headTokens, summaryTokens: smallSummaryBudget + summaryOverhead, lastTurnTokens: segments[last]!.tokens },
-      )
+      const target = options.targetTokens
+      const message =
+        minimum === undefined
+          ? `cannot fit ${target} tokens: nothing in the conversation can be compacted (the system prompt and the first task message are kept verbatim, and they are all of it)`
+          : !options.force && minimum >= tokensBefore
+            ? `cannot fit ${target} tokens: the conversation needs at least ${minimum}, its own size: no compaction of it is smaller (the system prompt and the first task message are kept verbatim${headEnd >= segments.length ? ', and they are all of it' : ', and a summary with the last turn would be larger than what it replaces'})`
+            : `cannot fit ${target} tokens: the system prompt, the first task message, a summary and the last turn need at least ${minimum}, even with everything else summarised and the last turn condensed`
+      throw new CompactionError('budget_unreachable', message, {
+        targetTokens: target,
+        tokensBefore,
+        ...(minimum !== undefined ? { minimumTokens: minimum } : {}),
+        headTokens,
+        summaryTokens: smallSummaryBudget + summaryOverhead,
+        lastTurnTokens: segments[last]!.tokens,
+      })
     }
     if (options.dryRun) break
 
@@ -287,17 +299,33 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   }
 }
 
-/** The smallest target a plan exists for, by doubling then bisection (plans only: no summary is made). */
-function smallestTarget(feasible: (target: number) => boolean, refused: number): number {
-  let lo = refused // known infeasible
-  let hi = Math.max(refused * 2, 64)
-  for (let k = 0; k < 40 && !feasible(hi); k++) {
-    lo = hi
-    hi *= 2
+/**
+ * The smallest target a plan exists for (plans only: no summary is made), above `refused`
+ * (known infeasible). `fitsAt`: a target from which the request succeeds anyway (the
+ * conversation's own size, when it is returned unchanged): the search is a bisection
+ * below it. Without one, doubling first, then bisection; undefined when no target up to
+ * 2^40 times the refused one has a plan (nothing can be compacted). The doubling's last
+ * bound was returned unchecked before: 64 × 2^40 = 70368744177664 tokens "needed" for
+ * a conversation that is all head (system prompt and first task).
+ */
+export function smallestTarget(feasible: (target: number) => boolean, refused: number, fitsAt?: number): number | undefined {
+  let lo = refused
+  let hi: number
+  if (fitsAt !== undefined && fitsAt > refused) hi = fitsAt
+  else {
+    hi = Math.max(refused * 2, 64)
+    let found = feasible(hi)
+    for (let k = 0; k < 40 && !found; k++) {
+      lo = hi
+      hi *= 2
+      found = feasible(hi)
+    }
+    if (!found) return undefined
   }
+  const ok = (t: number) => (fitsAt !== undefined && t >= fitsAt) || feasible(t)
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2)
-    if (feasible(mid)) hi = mid
+    if (ok(mid)) hi = mid
     else lo = mid
   }
   return hi
