@@ -28,7 +28,7 @@ import { fastSerializerCompiler } from './plugins/serializer.ts'
 import sessionsPlugin from './plugins/sessions.ts'
 import swaggerPlugin from './plugins/swagger.ts'
 import tokenCachePlugin from './plugins/token-cache.ts'
-import uiPlugin from './plugins/ui.ts'
+import uiPlugin, { isUiRoute } from './plugins/ui.ts'
 import { serializeRequest } from './plugins/url-credentials.ts'
 
 declare module 'fastify' {
@@ -120,11 +120,15 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id)
     done()
   })
-  // Swagger UI's own routes are public and not rate limited.
+  // Swagger UI's own routes and the dashboard's (its page, config and static files) are
+  // public and not rate limited. Set here, at the root, before any plugin registers: the
+  // rate limiter decides per route in its own onRoute hook, which runs before the hooks of
+  // a plugin's context (the dashboard's hook used to set rateLimit: false too late, so
+  // /ui/app.js was limited per address after all).
   const routes: RouteOptions[] = []
   app.decorate('routeInventory', routes)
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), auth: false, rateLimit: false }
+    if (route.url.startsWith('/docs') || isUiRoute(route.url)) route.config = { ...(route.config as object), auth: false, rateLimit: false }
     routes.push(route)
   })
 

@@ -4,8 +4,10 @@
  * mode keeps a limit per key. RATE_LIMIT_OPEN_MAX limits open mode when set; 0 turns
  * either limit off.
  */
+import { execFileSync } from 'node:child_process'
 import t from 'tap'
 import { loadConfig } from '../src/config.ts'
+import { uiBuildDir } from '../src/plugins/ui.ts'
 import { createApiKey } from '../src/tenancy/api-keys.ts'
 import { buildTestApp } from './helpers/build.ts'
 
@@ -60,4 +62,37 @@ t.test('RATE_LIMIT_MAX=0: no limit per key', async (t) => {
   await app.authOpenMode({ refresh: true })
   const batch = await Promise.all(Array.from({ length: 200 }, () => app.inject({ method: 'POST', url: '/estimate', payload: body, headers: { authorization: `Bearer ${key}` } })))
   t.same([...new Set(batch.map((r) => r.statusCode))], [200])
+})
+
+// The dashboard's routes set rateLimit: false in their own context's onRoute hook, which
+// ran after the rate limiter's (registered at the root) had already given them a limit:
+// /ui/app.js was a 429 after RATE_LIMIT_OPEN_MAX loads from one address.
+t.test('the dashboard (/ui, its config and static files) is never rate limited, in open or keyed mode', async (t) => {
+  if (!uiBuildDir()) execFileSync('npm', ['run', 'build:ui'], { cwd: new URL('..', import.meta.url), stdio: 'inherit' })
+  t.ok(uiBuildDir(), 'the UI bundle exists (its static routes are registered)')
+  const { app, database } = await buildTestApp(t, { config: { RATE_LIMIT_OPEN_MAX: 3, RATE_LIMIT_MAX: 3 } })
+  const urls = ['/ui/app.js', '/ui/app.css', '/ui/', '/ui', '/ui/config.json']
+  const load = async (label: string, headers: Record<string, string> = {}) => {
+    for (const url of urls) {
+      const statuses = new Set<number>()
+      for (let i = 0; i < 50; i++) statuses.add((await app.inject({ method: 'GET', url, headers })).statusCode)
+      t.notOk(statuses.has(429), `${label}: 50 loads of ${url}, no 429 (${[...statuses].join(', ')})`)
+      t.ok([...statuses].every((s) => s < 400), `${label}: ${url} answered ${[...statuses].join(', ')}`)
+    }
+    const head = await app.inject({ method: 'HEAD', url: '/ui/app.js', headers })
+    t.equal(head.statusCode, 200, `${label}: HEAD too`)
+  }
+  await load('open mode')
+  // The API is still limited per address in open mode, and per key once keys exist.
+  const api = () => app.inject({ method: 'POST', url: '/estimate', payload: body })
+  for (let i = 0; i < 3; i++) t.equal((await api()).statusCode, 200)
+  t.equal((await api()).statusCode, 429, 'the API still is (RATE_LIMIT_OPEN_MAX)')
+  const { key } = await createApiKey(database.db, 'acme')
+  await app.authOpenMode({ refresh: true })
+  await load('keyed, no key')
+  await load('keyed, with a key', { authorization: `Bearer ${key}` })
+  const keyed = () => app.inject({ method: 'POST', url: '/estimate', payload: body, headers: { authorization: `Bearer ${key}` } })
+  for (let i = 0; i < 3; i++) t.equal((await keyed()).statusCode, 200, 'the dashboard\'s loads did not use the key\'s budget')
+  t.equal((await keyed()).statusCode, 429, 'the API still is (RATE_LIMIT_MAX)')
+  t.ok(app.routeInventory.filter((r) => r.url === '/ui' || r.url.startsWith('/ui/')).every((r) => (r.config as { rateLimit?: unknown }).rateLimit === false), 'every /ui route says rateLimit: false')
 })

@@ -22,7 +22,9 @@ export default fp(
       // counts, one that will be a 400 or a 413 included, and one over the limit costs
       // no parsing (a route-level hook, so it runs after auth's app-level onRequest).
       hook: 'onRequest',
-      allowList: (req) => limitOf(req) === 0,
+      // A route whose config says rateLimit: false is never counted, even when that config
+      // was set after this plugin's onRoute hook had already given it a limit.
+      allowList: (req) => req.routeOptions.config?.rateLimit === false || limitOf(req) === 0,
       max: (req) => limitOf(req),
       timeWindow: RATE_LIMIT_WINDOW_MS,
       keyGenerator: (req) => (req.tenant && !openMode(req) ? `key:${req.tenant.keyId}` : `ip:${req.ip}`),

@@ -54,11 +54,19 @@ const INDEX_HTML = `<!doctype html>
 </html>
 `
 
-/** Registered with a prefix-free encapsulated context: its hooks apply to the /ui routes only. */
+/** Whether a route is the dashboard's: `/ui` and everything under it. */
+export function isUiRoute(url: string): boolean {
+  return url === UI_PREFIX || url.startsWith(`${UI_PREFIX}/`)
+}
+
+/**
+ * Registered with a prefix-free encapsulated context: its hooks apply to the /ui routes
+ * only. They need no API key and are not rate limited: that config is set by the root's
+ * onRoute hook in src/app.ts (isUiRoute), since the rate limiter's own onRoute hook runs
+ * before this context's.
+ */
 export default async function uiPlugin(app: FastifyInstance) {
-  const open = { auth: false, rateLimit: false } as const
   app.addHook('onRoute', (route) => {
-    route.config = { ...(route.config as object), ...open } as typeof route.config
     route.schema = { ...(route.schema ?? {}), hide: true } as typeof route.schema
   })
   app.addHook('onSend', async (_req, reply, payload) => {
