@@ -221,6 +221,53 @@ t.test("fastify's own errors use the one error shape with a requestId", async (t
   }
 })
 
+// Many clients send `content-type: application/json` on every request. A DELETE (or any
+// route that takes no body) with that header and no body was a 400 invalid_json "the
+// JSON body is empty"; it is a request without a body. Where a body is required, an
+// empty one is still the 400 invalid_json.
+t.test('a JSON content type with no body is no body on every route that takes none; where one is required, still invalid_json', async (t) => {
+  const { app } = await buildTestApp(t)
+  const put = (id: string) => app.inject({ method: 'PUT', url: `/sessions/${id}`, payload: {} })
+  t.equal((await put('del-1')).statusCode, 201)
+  const del = await app.inject({ method: 'DELETE', url: '/sessions/del-1', headers: json })
+  t.equal(del.statusCode, 204, 'DELETE with a JSON content type and no body: 204')
+  const again = await app.inject({ method: 'DELETE', url: '/sessions/del-1', headers: { ...json, 'content-length': '0' } })
+  t.equal(again.statusCode, 404, 'again, with content-length: 0: the 404, not invalid_json')
+  t.equal(again.json().error, 'not_found')
+  t.equal((await app.inject({ method: 'GET', url: '/sessions/del-1' })).statusCode, 404, 'the first DELETE deleted it')
+
+  // Every route without a body: the same status with and without the header.
+  const pathOf = (url: string) => url.replace(':id', 'del-2').replace(':version', '1').replace(':num', '1').replace('*', 'app.js')
+  const bodiless = app.routeInventory.filter((r) => !r.schema?.body && !r.url.startsWith('/docs'))
+  t.ok(bodiless.some((r) => r.method === 'DELETE') && bodiless.some((r) => r.method === 'POST'), 'DELETE and POST routes without a body are among them')
+  for (const route of bodiless) {
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue
+      // The session exists before each call (a DELETE removes it).
+      await put('del-2')
+      const without = await app.inject({ method: method as 'GET', url: pathOf(route.url) })
+      await put('del-2')
+      const withHeader = await app.inject({ method: method as 'GET', url: pathOf(route.url), headers: json })
+      t.equal(withHeader.statusCode, without.statusCode, `${method} ${route.url}: ${without.statusCode} with or without the JSON content type`)
+      t.not(withHeader.body.includes('invalid_json'), true, `${method} ${route.url}: not invalid_json`)
+    }
+  }
+
+  // Over a real connection (fetch sends the header and no body).
+  t.equal((await put('del-3')).statusCode, 201)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  const res = await fetch(`http://127.0.0.1:${port}/sessions/del-3`, { method: 'DELETE', headers: json })
+  t.equal(res.status, 204, 'fetch DELETE with a JSON content type: 204')
+
+  // A route whose body is required: empty is still the clear 400.
+  for (const [method, url] of [['POST', '/estimate'], ['POST', '/compact'], ['PUT', '/sessions/del-4'], ['POST', '/sessions/del-4/messages']] as const) {
+    const empty = await app.inject({ method, url, headers: json })
+    t.equal(empty.statusCode, 400, `${method} ${url} with an empty body: 400`)
+    t.same([empty.json().error, empty.json().message], ['invalid_json', 'the JSON body is empty'])
+  }
+})
+
 t.test('query strings are strict: unknown and repeated parameters are a 400 naming them', async (t) => {
   const { app } = await buildTestApp(t)
   await app.inject({ method: 'POST', url: '/sessions/q/messages', payload: { messages: [{ role: 'user', content: 'hi' }] } })

@@ -159,6 +159,20 @@ function queryIssues(req: FastifyRequest): ErrorIssue[] {
   return issues
 }
 
+/** Whether a route takes no body, or accepts none (its body schema allows undefined). */
+const optionalBodyCache = new WeakMap<object, boolean>()
+function bodyOptional(req: FastifyRequest): boolean {
+  const schema = req.routeOptions.schema?.body
+  if (schema === undefined || schema === null) return true
+  if (typeof schema !== 'object') return false
+  let optional = optionalBodyCache.get(schema)
+  if (optional === undefined) {
+    optional = schema instanceof z.ZodType ? schema.safeParse(undefined).success : false
+    optionalBodyCache.set(schema, optional)
+  }
+  return optional
+}
+
 export default fp(
   async function inputGuardsPlugin(app: FastifyInstance) {
     // The API takes JSON only: without this, fastify's built-in text/plain parser hands a
@@ -186,9 +200,12 @@ export default fp(
     // Same answers: an empty or malformed body, or a poisoning key, is fastify's own
     // FST_ERR_CTP_* error (400 invalid_json); a value nested too deep is 400 nesting_too_deep.
     app.removeContentTypeParser('application/json')
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
       const text = body as string
-      if (text.length === 0) return done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined)
+      // No body with a JSON content type (many clients set it on every request): no body,
+      // for a route that takes none (DELETE, GET, a refresh) or whose body is optional; an
+      // empty body where one is required stays a 400 invalid_json.
+      if (text.length === 0) return bodyOptional(req) ? done(null, undefined) : done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined)
       if (text.length > CONTAINER_SCAN_MIN_CHARS && tooManyContainers(text)) {
         const what = `more than ${MAX_JSON_CONTAINERS.toLocaleString('en-US')} JSON objects and arrays`
         return done(new ApiError(413, 'payload_too_large', `the body holds ${what}; send fewer or larger values`, [{ path: 'body', message: what }]), undefined)
