@@ -105,7 +105,7 @@ export default async function checkpointRoutes(app: FastifyInstance) {
       params: sessionParams,
       querystring: z.object({
         cursor: z.string().max(200).optional().describe('`nextCursor` of the previous page.'),
-        limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).optional().describe('Page size, 1-100. Default 20.'),
+        limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).optional().describe(`Page size, 1-${MAX_PAGE_SIZE}. Default 20.`),
       }),
       response: {
         200: z

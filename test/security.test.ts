@@ -470,6 +470,9 @@ t.test('API4 resource limits: body size, nesting, array and string lengths, ids'
     ['a system prompt over 1,000,000 characters', { method: 'PUT', url: '/sessions/lim', payload: { system: 'x'.repeat(1_000_001) } }, 'body.system'],
     ['a model name over 200 characters', { method: 'POST', url: '/estimate', payload: { messages: [], model: 'm'.repeat(201) } }, 'body.model'],
     ['a page over 100 checkpoints', { method: 'GET', url: '/sessions/lim/checkpoints?limit=101' }, 'querystring.limit'],
+    ['a page of the session list over 200', { method: 'GET', url: '/sessions?limit=201' }, 'querystring.limit'],
+    ['a page of summary versions over 200', { method: 'GET', url: '/sessions/lim/summary/versions?limit=201' }, 'querystring.limit'],
+    ['a page of stored messages over 200', { method: 'GET', url: '/sessions/lim/messages?limit=201' }, 'querystring.limit'],
     ['a context budget over 100,000,000', { method: 'GET', url: '/sessions/lim/context?budget=100000001' }, 'querystring.budget'],
     ['an Idempotency-Key over 200 characters', { method: 'POST', url: '/sessions/lim/messages', headers: { 'idempotency-key': 'k'.repeat(201) }, payload: { messages: [{ role: 'user', content: 'a' }] } }, 'headers.idempotency-key'],
     ['a session id over 200 characters', { method: 'GET', url: `/sessions/${'s'.repeat(201)}` }, 'params.id'],
@@ -480,6 +483,10 @@ t.test('API4 resource limits: body size, nesting, array and string lengths, ids'
     t.equal((errorBody(t, res, label).issues as { path: string }[] | undefined)?.[0]?.path, path, `${label}: names ${path}`)
   }
   t.equal((await roomy.inject({ method: 'GET', url: `/sessions/${'s'.repeat(5000)}` })).statusCode, 414, 'a URL parameter past the router limit is a 414')
+  // The largest pages are accepted (docs/api.md, docs/security.md: 200 for the session listings, 100 for checkpoints).
+  t.equal((await roomy.inject({ method: 'PUT', url: '/sessions/lim', payload: {} })).statusCode, 201)
+  for (const url of ['/sessions?limit=200', '/sessions/lim/summary/versions?limit=200', '/sessions/lim/messages?limit=200']) t.equal((await roomy.inject({ method: 'GET', url })).statusCode, 200, `${url}: 200`)
+  t.not((await roomy.inject({ method: 'GET', url: '/sessions/lim/checkpoints?limit=100' })).statusCode, 400, 'checkpoints?limit=100: accepted (a 404: none yet)')
 })
 
 t.test('API4 rate limit: every route that needs a key is limited per key, invalid requests included, with a 429 and Retry-After', async (t) => {
