@@ -367,6 +367,15 @@ t.test('small bodies stay on the event loop (COMPUTE_INLINE_MAX_BYTES)', async (
   const large = await app.inject({ method: 'POST', url: '/compact', payload: { ...session('openai', 20, 3000), targetTokens: 5000 } })
   t.equal(large.statusCode, 200)
   t.equal(app.compute.stats().completed, 1, 'a 60 KB body ran on a thread')
+  // Issue 18: a small body of pathological text (a 4,000-letter run costs ~30× prose of its
+  // size to count) is heavy: it goes to a thread, not the event loop.
+  const run = await app.inject({ method: 'POST', url: '/estimate', payload: { model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(4000) }] } })
+  t.equal(run.statusCode, 200)
+  t.equal(app.compute.stats().completed, 2, 'the 4 KB letter run was counted on a thread')
+  t.equal(app.compute.stats().inline, 1, 'nothing more ran inline')
+  const words = await app.inject({ method: 'POST', url: '/estimate', payload: { model: 'gpt-4o', messages: [{ role: 'user', content: 'word '.repeat(800) }] } })
+  t.equal(words.statusCode, 200)
+  t.equal(app.compute.stats().inline, 2, '4 KB of words stay inline')
 })
 
 t.test('rolling-summary updates: the pool computes what the event loop computes, and the worker uses it', async (t) => {

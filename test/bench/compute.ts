@@ -53,7 +53,7 @@ export function largestByTokens(): { name: string; messages: ChatMessage[] } {
 
 
 
-interface Service {
+export interface Service {
   name: string
   origin: string
   pid: number
@@ -61,7 +61,7 @@ interface Service {
   stop(): Promise<void>
 }
 
-async function startService(name: string, env: Record<string, string>): Promise<Service> {
+export async function startService(name: string, env: Record<string, string>): Promise<Service> {
   const port = await freePort()
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,

@@ -51,6 +51,7 @@ export interface ChildConfig {
   paths: string[]
   method: 'GET' | 'POST'
   body?: unknown
+  headers?: Record<string, string>
   connections: number
   duration: number
   overallRate?: number
