@@ -42,7 +42,7 @@ import {
   replaceTextParts,
   timestampOf,
 } from './adapter.ts'
-import { mediaKind, mediaPart } from './media.ts'
+import { mediaKind, mediaPart, opaquePart } from './media.ts'
 
 const ROLES = 'one of "system", "user", "assistant", "tool"'
 
@@ -124,7 +124,7 @@ function parsePart(part: unknown, i: number, j: number, role: 'user' | 'assistan
       if (role === 'tool' && part.type !== 'tool-approval-response') {
         fail(i, `${at}.type`, `expected "tool-result" in a tool message, got ${JSON.stringify(part.type)}`)
       }
-      return { type: 'opaque', text: jsonText(part) }
+      return opaquePart(part)
   }
 }
 

@@ -32,7 +32,6 @@ import {
   inputFromArgsText,
   isNonEmptyString,
   isRecord,
-  jsonText,
   missingToolPart,
   parseDataUrl,
   reasoningSignature,
@@ -41,7 +40,7 @@ import {
   replaceTextParts,
   timestampOf,
 } from './adapter.ts'
-import { mediaKind, mediaPart } from './media.ts'
+import { mediaKind, mediaPart, opaquePart } from './media.ts'
 import { MessageFormatError } from './errors.ts'
 
 /**
@@ -144,7 +143,7 @@ function parseBlock(block: unknown, i: number, j: number, role: 'user' | 'assist
         if (media) return media
       }
       // search_result, server_tool_use, web_search_tool_result, future types; a text document.
-      return { type: 'opaque', text: jsonText(block) }
+      return opaquePart(block)
   }
 }
 
@@ -198,7 +197,7 @@ function toolResultText(content: unknown, i: number, at: string): string {
       texts[k] = documentMedia(block)!.text
     } else {
       if (typeof block.type !== 'string') expected(i, `${at}.content[${k}].type`, 'a string such as "text"', block.type)
-      texts[k] = jsonText(block)
+      texts[k] = opaquePart(block).text
     }
   }
   return texts.join('\n')

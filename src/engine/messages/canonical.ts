@@ -63,9 +63,9 @@ export interface OpaquePart {
   media?: MediaInfo
 }
 
-/** What counting needs of an audio, document or file part. */
+/** What counting needs of an audio, document or file part (or an image in a block this model does not know). */
 export interface MediaInfo {
-  kind: 'audio' | 'document' | 'file'
+  kind: 'image' | 'audio' | 'document' | 'file'
   mediaType?: string
   /** Decoded size of an inline payload; absent when the part refers to a file by id or URL. */
   bytes?: number

@@ -31,7 +31,6 @@ import {
   firstTextPart,
   isNonEmptyString,
   isRecord,
-  jsonText,
   missingToolPart,
   parseDataUrl,
   replaceAt,
@@ -40,7 +39,7 @@ import {
   timestampOf,
   toDataUrl,
 } from './adapter.ts'
-import { mediaKind, mediaPart } from './media.ts'
+import { mediaKind, mediaPart, opaquePart } from './media.ts'
 
 const ROLES = 'one of "system", "developer", "user", "assistant", "tool"'
 const LEGACY_ID_PREFIX = 'legacy_fn_'
@@ -161,8 +160,8 @@ function parseContentPart(part: unknown, i: number, j: number): TextPart | Image
         const data = typeof file.file_data === 'string' ? file.file_data : undefined
         return mediaPart(part, mediaKind(undefined, filename), undefined, data)
       }
-      // Part types newer than this adapter: kept, counted as JSON.
-      return { type: 'opaque', text: jsonText(part) }
+      // Part types newer than this adapter (or another format's image block): kept, counted as JSON or as the payload they carry.
+      return opaquePart(part)
   }
 }
 

@@ -16,7 +16,7 @@
 import { hash } from 'node:crypto'
 import { messageText, type CanonicalMessage, type CanonicalPart } from '../messages/canonical.ts'
 import { estimateTextTokens, HEURISTIC_SAFETY_MARGIN, HEURISTIC_VERSION } from './heuristic.ts'
-import { mediaTokens } from './media.ts'
+import { IMAGE_TOKENS, mediaTokens } from './media.ts'
 import {
   countTextTokens,
   countToolSchemaTokens,
@@ -28,8 +28,7 @@ import {
 
 export type CountMethod = 'tokenizer' | 'heuristic'
 
-/** Image cost when dimensions are unknown: one 512px-tile high-detail image (85 + 4×170). */
-export const IMAGE_TOKENS = 765
+export { IMAGE_TOKENS } from './media.ts'
 /** Framing of one tool call (id, type, function wrapper) beyond its name and arguments. */
 export const TOOL_CALL_OVERHEAD = 8
 

@@ -16,6 +16,8 @@
  */
 import type { MediaInfo } from '../messages/canonical.ts'
 
+/** Image cost when dimensions are unknown: one 512px-tile high-detail image (85 + 4×170). */
+export const IMAGE_TOKENS = 765
 export const AUDIO_TOKENS_PER_SECOND = 10
 export const AUDIO_BYTES_PER_SECOND = 16_000
 export const DOCUMENT_TOKENS_PER_PAGE = 3_000
@@ -23,6 +25,7 @@ export const DOCUMENT_BYTES_PER_PAGE = 20_480
 export const FILE_BYTES_PER_TOKEN = 4
 
 export function mediaTokens(media: MediaInfo): number {
+  if (media.kind === 'image') return IMAGE_TOKENS
   if (media.bytes === undefined) return DOCUMENT_TOKENS_PER_PAGE
   switch (media.kind) {
     case 'audio':

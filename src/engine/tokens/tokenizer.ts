@@ -126,7 +126,7 @@ const SPECIAL_AS_TEXT = Object.freeze({ disallowedSpecial: new Set<string>() })
  */
 export const MAX_RUN_CHARS = 256
 /** Tokens one cut can add or remove, at most (the property test's bound; docs/tokens.md). */
-export const MAX_CUT_ERROR_TOKENS = 1
+export const MAX_CUT_ERROR_TOKENS = 2
 
 /** Character classes the encoders' split patterns keep together in one piece; 0 never forms a long piece (digits are cut at 3). */
 const BREAK = 0

@@ -98,3 +98,20 @@ t.test('the heuristic counter uses the same rule, and a document in a tool resul
   const result = anthropic.messages[1]!.parts[0]!
   t.ok(result.type === 'tool-result' && result.text.length < 300, 'the tool result\'s text holds a note, not the payload')
 })
+
+t.test('a payload inside a part the adapter does not know is counted as media, not as base64 text', async (t) => {
+  // An Anthropic image block sent in an OpenAI message (the API would refuse it; we still count it sanely).
+  const data = zeros(MB)
+  const messages = [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data } }] }]
+  const parsed = parseConversation(messages, { format: 'openai' })
+  const part = parsed.messages[0]!.parts[0]!
+  t.equal(part.type, 'opaque')
+  t.same(part.type === 'opaque' ? part.media?.kind : undefined, 'image', 'an image, by its type')
+  t.equal(partTokens(messages, 'openai', [{ role: 'user', content: [] }]), 765)
+  t.ok(part.type === 'opaque' && part.text.length < 300, 'its text is a note')
+  // A newer part type with a data: URL, and one with a short string: the latter stays JSON.
+  const newer = parseConversation([{ role: 'user', content: [{ type: 'input_video', video: `data:video/mp4;base64,${zeros(40_000)}` }] }], { format: 'openai' }).messages[0]!.parts[0]!
+  t.same(newer.type === 'opaque' ? newer.media : undefined, { kind: 'file', mediaType: 'video/mp4', bytes: 40_000 })
+  const small = parseConversation([{ role: 'user', content: [{ type: 'input_widget', id: 'w1' }] }], { format: 'openai' }).messages[0]!.parts[0]!
+  t.same(small, { type: 'opaque', text: '{"type":"input_widget","id":"w1"}' })
+})
