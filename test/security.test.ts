@@ -584,20 +584,29 @@ t.test('API5 /metrics without a token (public): totals only, nothing of any tena
 // ===========================================================================
 // API7:2023 Server Side Request Forgery
 
-t.test('API7 SSRF: no request field is ever used as a URL; providers are reached only at their configured base URL', async (t) => {
-  const fake = await startFakeProvider({ apiKey: 'sk-fake-0123456789abcdef' })
-  t.teardown(() => fake.close())
-  // A canary: any connection to it means a request field was fetched.
-  let canaryHits = 0
-  const canary = http.createServer((_req, res) => res.end('canary')).on('connection', () => canaryHits++)
+/**
+ * A canary server, answering `answer` (any connection to it means something was fetched
+ * that must not be), and every outbound TCP connection of this process, by destination port.
+ */
+async function watchOutbound(t: Test, answer: string): Promise<{ canaryOrigin: string; canaryHits(): number; outbound: number[] }> {
+  let hits = 0
+  const canary = http.createServer((_req, res) => res.end(answer)).on('connection', () => hits++)
   await new Promise<void>((resolve) => canary.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise((resolve) => canary.close(resolve)))
-  const canaryUrl = `http://127.0.0.1:${(canary.address() as net.AddressInfo).port}/latest/meta-data?from=`
-  // Every outbound TCP connection of this process, by destination port.
   const outbound: number[] = []
   const onSocket = ({ socket }: { socket: net.Socket }) => socket.once('connect', () => outbound.push(socket.remotePort!))
   diagnostics.subscribe('net.client.socket', onSocket as (m: unknown) => void)
   t.teardown(() => diagnostics.unsubscribe('net.client.socket', onSocket as (m: unknown) => void))
+  return { canaryOrigin: `http://127.0.0.1:${(canary.address() as net.AddressInfo).port}`, canaryHits: () => hits, outbound }
+}
+
+t.test('API7 SSRF: no request field is ever used as a URL; providers are reached only at their configured base URL', async (t) => {
+  const fake = await startFakeProvider({ apiKey: 'sk-fake-0123456789abcdef' })
+  t.teardown(() => fake.close())
+  // A canary: any connection to it means a request field was fetched.
+  const watch = await watchOutbound(t, 'canary')
+  const canaryUrl = `${watch.canaryOrigin}/latest/meta-data?from=`
+  const outbound = watch.outbound
 
   const { app } = await buildTestApp(t, {
     backend: 'pglite',
@@ -653,7 +662,7 @@ t.test('API7 SSRF: no request field is ever used as a URL; providers are reached
   t.ok(fake.requests.some((r) => r.route === 'messages.count_tokens'), 'and counted the tokens')
   t.ok(fake.requests.some((r) => r.rawBody.includes(canaryUrl)), 'URLs reach the provider as text, nothing more')
 
-  t.equal(canaryHits, 0, 'no request field was fetched')
+  t.equal(watch.canaryHits(), 0, 'no request field was fetched')
   t.ok(outbound.length > 0, `${outbound.length} outbound connections seen`)
   t.same([...new Set(outbound)], [fake.port], 'every outbound connection went to the configured provider')
 
@@ -668,7 +677,7 @@ t.test('API7 SSRF: no request field is ever used as a URL; providers are reached
       t.same(res.json().issues, [{ path: `body.summarizer.${field}`, message: 'unknown field' }])
     }
   }
-  t.equal(canaryHits, 0)
+  t.equal(watch.canaryHits(), 0)
 })
 
 t.test('API7 SSRF: a provider answering a redirect (307 to a canary) is a provider error; nothing is re-sent to the Location', async (t) => {
@@ -676,15 +685,9 @@ t.test('API7 SSRF: a provider answering a redirect (307 to a canary) is a provid
   const fake = await startFakeProvider({ apiKey: secret })
   t.teardown(() => fake.close())
   // The canary: any connection to it means the prompt followed the redirect.
-  let canaryHits = 0
-  const canary = http.createServer((_req, res) => res.end('{}')).on('connection', () => canaryHits++)
-  await new Promise<void>((resolve) => canary.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise((resolve) => canary.close(resolve)))
-  const canaryUrl = `http://127.0.0.1:${(canary.address() as net.AddressInfo).port}/canary`
-  const outbound: number[] = []
-  const onSocket = ({ socket }: { socket: net.Socket }) => socket.once('connect', () => outbound.push(socket.remotePort!))
-  diagnostics.subscribe('net.client.socket', onSocket as (m: unknown) => void)
-  t.teardown(() => diagnostics.unsubscribe('net.client.socket', onSocket as (m: unknown) => void))
+  const watch = await watchOutbound(t, '{}')
+  const canaryUrl = `${watch.canaryOrigin}/canary`
+  const outbound = watch.outbound
 
   const { app } = await buildTestApp(t, {
     backend: 'pglite',
@@ -711,7 +714,7 @@ t.test('API7 SSRF: a provider answering a redirect (307 to a canary) is a provid
     t.ok(fake.requests.length >= 3, `${status}: the provider was asked`)
     t.ok(fake.requests.length <= 3, `${status}: and only once per call: a refused redirect is not retried`)
   }
-  t.equal(canaryHits, 0, 'nothing reached the Location')
+  t.equal(watch.canaryHits(), 0, 'nothing reached the Location')
   t.same([...new Set(outbound)], [fake.port], 'every outbound connection went to the configured provider')
 })
 

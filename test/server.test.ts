@@ -64,3 +64,41 @@ t.test('a bad setting stops the service with one line naming it', async (t) => {
   t.equal(await srv.exited, 1)
   t.equal(srv.output().trim(), 'compactd: invalid configuration: PORT="eighty": Invalid input: expected number, received NaN')
 })
+
+t.test('SIGTERM while a long compaction runs on a thread: the request gets a 503 and the process exits within its grace', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compactd-srv-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const port = String(20000 + Math.floor(Math.random() * 20000))
+  const grace = 3_000
+  const srv = startServer({ PORT: port, PGLITE_DATA_DIR: dir, SHUTDOWN_TIMEOUT_MS: String(grace), COMPUTE_THREADS: '1', COMPUTE_DEADLINE_MS: '600000', BODY_LIMIT_BYTES: String(64 * 1024 * 1024) })
+  t.teardown(() => srv.child.kill('SIGKILL'))
+  t.ok(await waitFor(() => /Server listening/.test(srv.output()), 30_000), 'listening')
+  const origin = `http://127.0.0.1:${port}`
+  // A compaction far longer than the grace: 30 MB of distinct words in 3,000 tool outputs.
+  let seed = 7
+  const word = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % 1_000_000).toString(36)
+  const messages: unknown[] = [{ role: 'user', content: 'Read every log and find the failure.' }]
+  for (let k = 0; k < 3000; k++) {
+    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${k}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: `cat log/${k}.txt` }) } }] })
+    messages.push({ role: 'tool', tool_call_id: `c${k}`, content: Array.from({ length: 1700 }, word).join(' ') })
+  }
+  const pending = fetch(`${origin}/compact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages, targetTokens: 20_000, strategy: 'rules' }) }).then(
+    async (res) => ({ status: res.status, body: await res.text() }),
+    (err: Error) => ({ status: 0, body: err.message }),
+  )
+  const running = async () => /compactd_compute_running 1/.test(await (await fetch(`${origin}/metrics`)).text())
+  let onThread = false
+  for (let i = 0; i < 600 && !onThread; i++) {
+    onThread = await running()
+    if (!onThread) await new Promise((r) => setTimeout(r, 50))
+  }
+  t.ok(onThread, 'the compaction runs on a thread')
+  const killed = Date.now()
+  srv.child.kill('SIGTERM')
+  t.equal(await srv.exited, 0, 'a clean exit, not "killed by timeout"')
+  const took = Date.now() - killed
+  t.ok(took < grace + 1_500, `exited ${took} ms after SIGTERM (grace ${grace} ms)`)
+  const res = await pending
+  t.equal(res.status, 503, `the request was answered: ${res.body.slice(0, 200)}`)
+  t.match(res.body, /shutting_down/)
+})

@@ -3,7 +3,7 @@
  * service? The service runs in a child process (`node --import tsx src/server.ts`, PGlite
  * in a temporary directory, TOKEN_CACHE_ENTRIES=0 so nothing is answered from memory),
  * with two API keys: an attacker and a victim. While the attacker sends, each request
- * with a fresh random run of letters (adversarial-child.mjs), so neither cache helps:
+ * with a fresh random run of letters (load-child.mjs's `fresh`), so neither cache helps:
  *   - 2 clients: /estimate (gpt-4o, exact) of one 100,000-character run;
  *   - 2 clients: /compact with the llm strategy (the fake provider, on loopback) of a
  *     conversation with a 150,000-character run in its compacted range;
@@ -16,15 +16,17 @@
  */
 import { execFile, execFileSync } from 'node:child_process'
 import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
+import { countTextTokens } from '../../src/engine/tokens/tokenizer.ts'
 import { startFakeProvider } from '../fakes/fake-llm-provider.ts'
 import { startService, type Service } from './compute.ts'
 import { BENCH_DURATION_S } from './http.ts'
 import { runChild, type ChildResult } from './sessions.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
-const ATTACK_CHILD = path.resolve(import.meta.dirname, 'adversarial-child.mjs')
+const LOAD_CHILD = path.resolve(import.meta.dirname, 'load-child.mjs')
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const PROBE_RATE = Number(process.env.BENCH_PROBE_RATE ?? 20)
 const DEADLINE_MS = 30_000
@@ -36,11 +38,13 @@ interface AttackResult extends ChildResult {
   statusCodes: Record<string, number>
 }
 
+/** Hostile load in its own process (load-child.mjs): every request's body carries a fresh random run, so no cache answers it. */
 function attack(cfg: { origin: string; path: string; key: string; template: unknown; runChars: number; connections: number; duration: number; overallRate?: number }): Promise<AttackResult> {
   const file = path.join(os.tmpdir(), `compactd-attack-${process.pid}-${Math.random().toString(36).slice(2)}.json`)
-  fs.writeFileSync(file, JSON.stringify({ ...cfg, headers: { authorization: `Bearer ${cfg.key}` }, alphabet: LETTERS }))
+  const { path: url, key, template, runChars, ...load } = cfg
+  fs.writeFileSync(file, JSON.stringify({ ...load, paths: [url], method: 'POST', body: template, headers: { authorization: `Bearer ${key}` }, fresh: { runChars, alphabet: LETTERS }, timeout: 120 }))
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, [ATTACK_CHILD, file], { maxBuffer: 16 * 1024 * 1024 }, (err, out) => {
+    execFile(process.execPath, [LOAD_CHILD, `@${file}`], { maxBuffer: 16 * 1024 * 1024 }, (err, out) => {
       fs.rmSync(file, { force: true })
       if (err) reject(err)
       else resolve(JSON.parse(out) as AttackResult)
@@ -125,7 +129,45 @@ async function measure(t: Target): Promise<Round> {
   return { idleHealth, idleSummary, busyHealth, busySummary, estimate: await estimate, compact: await compact, small: await small }
 }
 
+/**
+ * Counting one pathological message: gpt-tokenizer's countTokens on the whole text (what
+ * compactd did before issue 18: one piece, a quadratic merge) against countTextTokens
+ * (runs cut at 256 characters), in this process, on the same fresh text (random, seeded).
+ */
+function benchCounting(): void {
+  const encoder = createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as { countTokens(text: string, o?: unknown): number }
+  const asText = { disallowedSpecial: new Set<string>() }
+  let seed = 18
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
+  const run = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join('')
+  const kinds: Record<string, (n: number) => string> = {
+    '"A"×N': (n) => 'B'.repeat(Math.floor(random() * 8)) + 'A'.repeat(n),
+    'random lowercase letters': (n) => run(LETTERS, n),
+    'random CJK, no punctuation': (n) => run('的一是不了人我在有他这为之大来以个中上们到说国和地也子时道出而要于', n),
+    'base64 of random bytes': (n) => Buffer.from(Array.from({ length: n }, () => Math.floor(random() * 256))).toString('base64').slice(0, n),
+  }
+  encoder.countTokens('warm up', asText)
+  countTextTokens('warm up', 'o200k_base')
+  console.log('\n## Counting one pathological message (o200k, exact): the whole text in one piece (before) vs runs cut at 256 (after)\n')
+  console.log('| text | characters | before ms | after ms | before ÷ after | after µs/char | tokens before | tokens after |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+  for (const [label, make] of Object.entries(kinds)) {
+    for (const n of [10_000, 20_000, 50_000]) {
+      // The same text both ways: the pieces share no merge-cache entry with the whole.
+      const text = make(n)
+      let started = performance.now()
+      const before = encoder.countTokens(text, asText)
+      const beforeMs = performance.now() - started
+      started = performance.now()
+      const after = countTextTokens(text, 'o200k_base')
+      const afterMs = performance.now() - started
+      console.log(`| ${label} | ${n} | ${beforeMs.toFixed(0)} | ${afterMs.toFixed(1)} | ${(beforeMs / afterMs).toFixed(0)}× | ${((afterMs * 1000) / n).toFixed(2)} | ${before} | ${after} |`)
+    }
+  }
+}
+
 export async function benchAdversarial(): Promise<void> {
+  benchCounting()
   const fake = await startFakeProvider({ apiKey: 'sk-fake-adversarial-0123456789' })
   const modes = (process.env.BENCH_ADVERSARIAL_MODES ?? `${os.availableParallelism()},0`).split(',')
   const targets: Target[] = []
