@@ -138,13 +138,17 @@ function parseBlock(block: unknown, i: number, j: number, role: 'user' | 'assist
       return { type: 'reasoning', text: block.data, redacted: true }
     default:
       if (typeof block.type !== 'string') expected(i, `${at}.type`, 'a string such as "text", "tool_use" or "tool_result"', block.type)
-      if (block.type === 'document') {
-        const media = documentMedia(block)
-        if (media) return media
-      }
-      // search_result, server_tool_use, web_search_tool_result, future types; a text document.
-      return opaquePart(block)
+      return otherBlock(block)
   }
+}
+
+/**
+ * A block this model does not interpret: a document given as a payload is media; search_result,
+ * server_tool_use, web_search_tool_result, a text document and future types are their JSON
+ * (or media, if they carry a payload: opaquePart).
+ */
+function otherBlock(block: JsonObject): OpaquePart {
+  return (block.type === 'document' ? documentMedia(block) : undefined) ?? opaquePart(block)
 }
 
 function parseImage(block: JsonObject, i: number, at: string): ImagePart {
@@ -193,11 +197,10 @@ function toolResultText(content: unknown, i: number, at: string): string {
       texts[k] = block.text
     } else if (block.type === 'image') {
       texts[k] = '[image]'
-    } else if (block.type === 'document' && documentMedia(block)) {
-      texts[k] = documentMedia(block)!.text
     } else {
       if (typeof block.type !== 'string') expected(i, `${at}.content[${k}].type`, 'a string such as "text"', block.type)
-      texts[k] = opaquePart(block).text
+      // A payload becomes its note: the result's text never holds base64.
+      texts[k] = otherBlock(block).text
     }
   }
   return texts.join('\n')
