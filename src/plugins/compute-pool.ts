@@ -40,14 +40,16 @@ import type { Registry } from 'prom-client'
 import type { Config } from '../config.ts'
 import { containsLongRun } from '../engine/tokens/tokenizer.ts'
 import { ApiError } from '../errors.ts'
-import { fromWire, runInline, type ComputeRunner, type RunOptions, type TaskName, type TaskInput, type TaskOutcome, type TaskOutput } from '../services/compute-tasks.ts'
+import { fromWire, runInline, WARM_UP, type ComputeRunner, type RunOptions, type TaskName, type TaskInput, type TaskOutcome, type TaskOutput } from '../services/compute-tasks.ts'
 import { bridgedSummarizer, serveSummarizer } from '../services/summarizer-bridge.ts'
 import { createPoolMetrics, HEAP_BYTES_PER_BODY_BYTE, worstCaseQueuedHeapBytes } from './compute-metrics.ts'
+import { ActivityClock, TaskCostModel } from './compute-budget.ts'
 import { BACKGROUND_TENANT, FairQueue } from './compute-queue.ts'
 import type { TokenCache } from './token-cache-store.ts'
 
 export { HEAP_BYTES_PER_BODY_BYTE, worstCaseQueuedHeapBytes } from './compute-metrics.ts'
 export { clientGoneSignal, contentLength } from './compute-request.ts'
+export { WARM_UP } from '../services/compute-tasks.ts'
 
 /** The worker thread's entry: next to this file in the source, under dist/plugins/ in the build. */
 export function computeWorkerFile(): string {
@@ -116,18 +118,15 @@ interface Pending {
   /** Set while on a thread: aborting it makes piscina terminate the thread. */
   controller?: AbortController
   startedAt?: number
-  /** Provider time not charged to the deadline: finished calls, and when the current ones began. */
-  providerMs: number
-  providerSince?: number
-  /** The pool's startup clock when this task was queued. */
+  /** Time its summarizer calls were in flight: not charged to the deadline. */
+  providerTime: ActivityClock
+  /** The pool's start-up clock when this task was queued. */
   startupAtQueue: number
   settled: boolean
 }
 
 type Where = 'pool' | 'inline'
 
-/** Seconds per byte a task is assumed to take before any has been measured: ~1 s per MB. */
-const INITIAL_SECONDS_PER_BYTE = 1e-6
 /** Bytes assumed for a task whose size is unknown (no Content-Length). */
 const UNKNOWN_BYTES = 1_048_576
 
@@ -146,13 +145,12 @@ export class ComputePool implements ComputeRunner {
   private waitingRequests = 0
   /** Threads being started (a first task loads the engine, about 2 s built, far more from source): no task is handed to them meanwhile. */
   private starting = 0
-  /** Milliseconds during which some thread was starting (a deadline does not count them), and since when the current start runs. */
-  private startupMs = 0
-  private startupSince: number | undefined
+  /** Time during which some thread was starting: a deadline does not count it. */
+  private readonly startup = new ActivityClock()
   private paused = false
   private closed = false
-  /** Measured seconds per input byte of each task (exponentially weighted): the queue's expected wait. */
-  private readonly secondsPerByte = new Map<TaskName, number>()
+  /** Measured seconds per input byte of each task: the queue's expected wait. */
+  private readonly costs = new TaskCostModel()
   private readonly counts = { completed: 0, inline: 0, cancelled: 0, overloaded: 0, deadlineExceeded: 0 }
   private readonly metrics: ReturnType<typeof createPoolMetrics> | undefined
   private readonly children = new Map<string, { tasks: { inc(): void }; duration: { observe(v: number): void } }>()
@@ -185,7 +183,7 @@ export class ComputePool implements ComputeRunner {
     const background = opts.background === true
     const tenant = background ? BACKGROUND_TENANT : (opts.tenant ?? opts.cacheScope ?? 'anonymous')
     const bytes = opts.bytes ?? UNKNOWN_BYTES
-    const estimate = this.estimateSeconds(task, bytes)
+    const estimate = this.costs.estimate(task, bytes)
     if (!background) {
       const refusal = this.admission(tenant, estimate)
       if (refusal) {
@@ -207,8 +205,8 @@ export class ComputePool implements ComputeRunner {
         reject,
         cacheScope: opts.cacheScope,
         summarizer: opts.summarizer,
-        providerMs: 0,
-        startupAtQueue: this.startupClock(performance.now()),
+        providerTime: new ActivityClock(),
+        startupAtQueue: this.startup.read(performance.now()),
         settled: false,
       }
       if (signal) {
@@ -305,22 +303,13 @@ export class ComputePool implements ComputeRunner {
     return undefined
   }
 
-  private estimateSeconds(task: TaskName, bytes: number): number {
-    return Math.max(0.005, bytes * (this.secondsPerByte.get(task) ?? INITIAL_SECONDS_PER_BYTE))
-  }
-
   /**
    * Time charged to a task's deadline: since it was queued, less the time a summarizer
    * provider had its calls and the time threads were starting (neither is the task's work,
    * and a thread replaced after a stopped task starts again).
    */
   private chargedMs(entry: Pending, now: number): number {
-    const providerNow = entry.providerSince === undefined ? 0 : now - entry.providerSince
-    return now - entry.queuedAt - entry.providerMs - providerNow - (this.startupClock(now) - entry.startupAtQueue)
-  }
-
-  private startupClock(now: number): number {
-    return this.startupMs + (this.startupSince === undefined ? 0 : now - this.startupSince)
+    return now - entry.queuedAt - entry.providerTime.read(now) - (this.startup.read(now) - entry.startupAtQueue)
   }
 
   /**
@@ -330,15 +319,12 @@ export class ComputePool implements ComputeRunner {
    */
   private startThreads(pool: Piscina, n: number): void {
     for (let i = 0; i < n; i++) {
-      if (this.starting++ === 0) this.startupSince = performance.now()
+      this.startup.set(++this.starting > 0, performance.now())
       pool
         .run({ task: 'compact', input: WARM_UP })
         .catch(() => {})
         .finally(() => {
-          if (--this.starting === 0 && this.startupSince !== undefined) {
-            this.startupMs += performance.now() - this.startupSince
-            this.startupSince = undefined
-          }
+          this.startup.set(--this.starting > 0, performance.now())
           this.pump()
         })
     }
@@ -403,14 +389,7 @@ export class ComputePool implements ComputeRunner {
     const transferList = []
     if (entry.summarizer) {
       const channel = new MessageChannel()
-      closeBridge = serveSummarizer(channel.port1, entry.summarizer, (calls) => {
-        const now = performance.now()
-        if (calls > 0 && entry.providerSince === undefined) entry.providerSince = now
-        else if (calls === 0 && entry.providerSince !== undefined) {
-          entry.providerMs += now - entry.providerSince
-          entry.providerSince = undefined
-        }
-      })
+      closeBridge = serveSummarizer(channel.port1, entry.summarizer, (calls) => entry.providerTime.set(calls > 0, performance.now()))
       message.summarizer = { port: channel.port2, identity: bridgedSummarizer(entry.summarizer) }
       transferList.push(channel.port2)
     }
@@ -422,7 +401,7 @@ export class ComputePool implements ComputeRunner {
       this.queue.finished(entry.tenant, performance.now())
       this.counts.completed++
       // Provider time is not the task's work: it stays out of the per-byte estimate.
-      if (outcome === 'ok') this.learn(entry.task, seconds - entry.providerMs / 1000, entry.bytes)
+      if (outcome === 'ok') this.costs.learn(entry.task, seconds - entry.providerTime.read(performance.now()) / 1000, entry.bytes)
       this.metrics?.busySeconds.inc(seconds)
       this.finished(entry.task, 'pool', outcome === 'ok' ? 'ok' : 'error', seconds)
       this.pump()
@@ -445,11 +424,6 @@ export class ComputePool implements ComputeRunner {
       )
   }
 
-  private learn(task: TaskName, seconds: number, bytes: number): void {
-    const perByte = Math.max(0, seconds) / Math.max(bytes, 1024)
-    const mean = this.secondsPerByte.get(task)
-    this.secondsPerByte.set(task, mean === undefined ? perByte : 0.5 * mean + 0.5 * perByte)
-  }
 
   /** Resolves or rejects a task once, and lets go of its timer and listener. */
   private settle(entry: Pending, err: unknown, value?: unknown): void {
@@ -523,23 +497,6 @@ export class ComputePool implements ComputeRunner {
   }
 }
 
-/** The warm-up task: a short conversation compacted by the default pipeline with the default model's tokenizer. */
-export const WARM_UP: TaskInput<'compact'> = {
-  request: {
-    force: true,
-    targetTokens: 300,
-    keepRecent: 1,
-    messages: [
-      { role: 'system', content: 'You are a coding agent.' },
-      { role: 'user', content: 'Fix the failing test in src/app.ts.' },
-      ...Array.from({ length: 6 }, (_, i) => [
-        { role: 'assistant', content: `Step ${i}.`, tool_calls: [{ id: `w${i}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: `npm test -- test/${i}.test.ts` }) } }] },
-        { role: 'tool', tool_call_id: `w${i}`, content: `FAIL test/${i}.test.ts\nError: expected ${i} to equal ${i + 1}\n${'at src/app.ts:12:3\n'.repeat(20)}` },
-      ]).flat(),
-      { role: 'assistant', content: 'The tests pass now.' },
-    ],
-  },
-}
 
 function clientGone(): ApiError {
   return new ApiError(499, 'client_closed_request', 'the client closed the request before its compute task finished')

@@ -82,6 +82,24 @@ export interface RunOptions {
   cacheScope?: string
 }
 
+/** The warm-up task each new compute thread runs before it takes work (src/plugins/compute-pool.ts): a short conversation compacted by the default pipeline with the default model's tokenizer. */
+export const WARM_UP: TaskInput<'compact'> = {
+  request: {
+    force: true,
+    targetTokens: 300,
+    keepRecent: 1,
+    messages: [
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: 'Fix the failing test in src/app.ts.' },
+      ...Array.from({ length: 6 }, (_, i) => [
+        { role: 'assistant', content: `Step ${i}.`, tool_calls: [{ id: `w${i}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: `npm test -- test/${i}.test.ts` }) } }] },
+        { role: 'tool', tool_call_id: `w${i}`, content: `FAIL test/${i}.test.ts\nError: expected ${i} to equal ${i + 1}\n${'at src/app.ts:12:3\n'.repeat(20)}` },
+      ]).flat(),
+      { role: 'assistant', content: 'The tests pass now.' },
+    ],
+  },
+}
+
 /** What services call: the compute pool, or anything that runs a task the same way. */
 export interface ComputeRunner {
   run<K extends TaskName>(task: K, input: TaskInput<K>, opts?: RunOptions): Promise<TaskOutput<K>>
