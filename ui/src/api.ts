@@ -12,6 +12,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The whole error body: some errors carry more than their message (a 409's `currentVersion`). */
+    readonly body: Record<string, unknown> = {},
   ) {
     super(message)
   }
@@ -34,9 +36,9 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     json = null
   }
   if (!res.ok) {
-    const body = (json ?? {}) as { error?: string; message?: string }
+    const body = (json && typeof json === 'object' ? json : {}) as Record<string, unknown>
     if (res.status === 401) for (const f of unauthorized) f()
-    throw new ApiError(res.status, body.error ?? 'error', body.message ?? `HTTP ${res.status}`)
+    throw new ApiError(res.status, typeof body.error === 'string' ? body.error : 'error', typeof body.message === 'string' ? body.message : `HTTP ${res.status}`, body)
   }
   return json as T
 }

@@ -6,43 +6,21 @@
 import { useState } from 'preact/hooks'
 import { api, ApiError, fmtInt } from './api.ts'
 import { Markdown } from './markdown.tsx'
-import { clip, readMessage } from './messages.ts'
+import { clip } from './messages.ts'
+import { ACTION_LABEL, rowsOf, type Action, type CompactResult, type Estimate, type Row, type SummaryRow } from './preview-rows.ts'
 
-type Action = 'keep' | 'mask' | 'condense' | 'summarize' | 'drop'
-const ACTION_LABEL: Record<Action, string> = { keep: 'kept', mask: 'masked', condense: 'condensed', summarize: 'summarised', drop: 'dropped' }
+/** Where the model came from: the user's choice, the uploaded log, or the server's DEFAULT_MODEL. */
+type ModelSource = 'chosen' | 'log' | 'default'
+const MODEL_SOURCE: Record<ModelSource, string> = { chosen: 'as chosen', log: "the uploaded log's model", default: "the server's default model" }
 
-interface Plan {
-  from: number
-  to: number
-  action: Exclude<Action, 'drop'>
-  reason: string
-}
-interface CompactResult {
-  compacted: boolean
-  reason?: string
-  messages: unknown[]
-  system?: unknown
-  format: string
-  model: string
-  targetTokens: number
-  strategy: string
-  plan: Plan[]
-  event: { tokensBefore: number; tokensAfter: number; compressionRatio: number; summaryTokens: number; durationMs: number }
-  summary?: { text: string; index: number }
-  fallbacks: { strategy: string; reason: string }[]
-}
-interface Estimate {
-  totalTokens: number
-  perMessage: { index: number; role: string; tokens: number }[]
-}
-interface Row {
-  index: number
-  role: string
-  text: string
-  action: Action
-  reason: string
+interface Outcome {
+  rows: Row[]
+  summaryRow: SummaryRow | null
+  dry: CompactResult
+  real: CompactResult | null
   before: number
-  after: number | null
+  model: string
+  modelSource: ModelSource
 }
 
 const STRATEGIES: Record<string, string[]> = {
@@ -66,13 +44,14 @@ function parseInput(text: string): { messages: unknown[]; system?: unknown } {
 export function Preview() {
   const [text, setText] = useState('')
   const [kind, setKind] = useState('auto')
-  const [model, setModel] = useState('gpt-4o')
+  // Empty unless the user types one: then an agent log's own model (as the CLI counts it), else the server's default.
+  const [model, setModel] = useState('')
   const [budget, setBudget] = useState('')
   const [strategy, setStrategy] = useState('mask + rules (default)')
   const [keepRecent, setKeepRecent] = useState('10')
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
-  const [out, setOut] = useState<{ rows: Row[]; dry: CompactResult; real: CompactResult | null; before: number } | null>(null)
+  const [out, setOut] = useState<Outcome | null>(null)
 
   async function run(e: Event) {
     e.preventDefault()
@@ -82,11 +61,13 @@ export function Preview() {
     try {
       let conv: { messages: unknown[]; system?: unknown }
       let format: string | undefined
+      let logModel: string | undefined
       if (kind === 'agent-log') {
         try {
-          const imported = await api<{ messages: unknown[]; system?: unknown; format: string }>('/import', { method: 'POST', body: { log: text } })
+          const imported = await api<{ messages: unknown[]; system?: unknown; format: string; session: { model?: string } }>('/import', { method: 'POST', body: { log: text } })
           conv = imported.system !== undefined ? { messages: imported.messages, system: imported.system } : { messages: imported.messages }
           format = imported.format
+          logModel = imported.session.model
         } catch (err) {
           if (err instanceof ApiError && err.status === 404 && err.code !== 'not_found') throw err
           if (err instanceof ApiError && err.status === 404) throw new Error('This server has no POST /import: paste the conversation as messages instead.')
@@ -96,22 +77,26 @@ export function Preview() {
         conv = parseInput(text)
         if (kind !== 'auto') format = kind
       }
+      const chosen = model.trim()
+      const modelSource: ModelSource = chosen ? 'chosen' : logModel ? 'log' : 'default'
+      const modelField = chosen || logModel ? { model: chosen || logModel } : {}
       const common = {
         messages: conv.messages,
         ...(conv.system !== undefined ? { system: conv.system } : {}),
         ...(format ? { format } : {}),
-        model,
+        ...modelField,
         ...(budget ? { targetTokens: Number(budget) } : {}),
         ...(keepRecent !== '' ? { keepRecent: Number(keepRecent) } : {}),
         strategy: STRATEGIES[strategy],
         force: true,
       }
-      const estimate = await api<Estimate>('/estimate', { method: 'POST', body: { messages: conv.messages, ...(conv.system !== undefined ? { system: conv.system } : {}), ...(format ? { format } : {}), model } })
+      const estimate = await api<Estimate>('/estimate', { method: 'POST', body: { messages: conv.messages, ...(conv.system !== undefined ? { system: conv.system } : {}), ...(format ? { format } : {}), ...modelField } })
       const dry = await api<CompactResult>('/compact', { method: 'POST', body: { ...common, dryRun: true } })
       // The summary itself: the same request, not a dry run, and without a sessionId (nothing stored).
       const real = dry.plan.some((p) => p.action !== 'keep') ? await api<CompactResult>('/compact', { method: 'POST', body: common }) : null
-      const afterEstimate = real?.compacted ? await api<Estimate>('/estimate', { method: 'POST', body: { messages: real.messages, ...(real.system !== undefined ? { system: real.system } : {}), format: real.format, model } }) : null
-      setOut({ rows: rowsOf(conv.messages, estimate, real ?? dry, afterEstimate), dry, real, before: estimate.totalTokens })
+      const afterEstimate = real?.compacted ? await api<Estimate>('/estimate', { method: 'POST', body: { messages: real.messages, ...(real.system !== undefined ? { system: real.system } : {}), format: real.format, model: real.model } }) : null
+      const { rows, summary } = rowsOf(conv.messages, estimate, real ?? dry, afterEstimate)
+      setOut({ rows, summaryRow: summary, dry, real, before: estimate.totalTokens, model: estimate.model, modelSource })
     } catch (err) {
       setError((err as Error).message)
     } finally {
@@ -121,7 +106,10 @@ export function Preview() {
 
   async function upload(e: Event) {
     const file = (e.currentTarget as HTMLInputElement).files?.[0]
-    if (file) setText(await file.text())
+    if (!file) return
+    // Agent logs are JSON Lines; a messages array is one JSON document.
+    if (kind === 'auto' && /\.jsonl$/i.test(file.name)) setKind('agent-log')
+    setText(await file.text())
   }
 
   return (
@@ -145,7 +133,7 @@ export function Preview() {
         </div>
         <div class="toolbar">
           <label for="opt-model">Model</label>
-          <input id="opt-model" value={model} onInput={(e) => setModel(e.currentTarget.value)} />
+          <input id="opt-model" value={model} placeholder="the log's, else the server's default" size={30} onInput={(e) => setModel(e.currentTarget.value)} />
           <label for="opt-budget">Budget (tokens)</label>
           <input id="opt-budget" type="number" min={1} placeholder="model threshold" value={budget} onInput={(e) => setBudget(e.currentTarget.value)} />
           <label for="opt-strategy">Strategy</label>
@@ -167,42 +155,19 @@ export function Preview() {
   )
 }
 
-/** Each input message with what the plan does to it; tokens after from the compacted output, matched in order. */
-function rowsOf(messages: unknown[], estimate: Estimate, result: CompactResult, after: Estimate | null): Row[] {
-  const action = (i: number): Plan | undefined => result.plan.find((p) => p.from <= i && i <= p.to)
-  const rows: Row[] = messages.map((m, i) => {
-    const p = action(i)
-    const shown = readMessage(m)
-    const text = shown.text || shown.calls.map((c) => `${c.name}(${c.args})`).join(' ') || shown.results.map((r) => r.text).join(' ')
-    // A range that masks or condenses masks its tool results; its other messages are condensed (condense) or left as they are (mask).
-    const toolResult = shown.results.length > 0 && !shown.text && shown.calls.length === 0
-    let act: Action = p ? p.action : 'drop'
-    let reason = p?.reason ?? 'not in the output'
-    if (p && (p.action === 'mask' || p.action === 'condense')) {
-      if (toolResult) [act, reason] = ['mask', 'tool result masked']
-      else if (p.action === 'mask') [act, reason] = ['keep', 'unchanged (its tool results masked)']
-    }
-    return { index: i, role: shown.role, text, action: act, reason, before: estimate.perMessage.find((x) => x.index === i)?.tokens ?? 0, after: null }
-  })
-  if (after && result.compacted) {
-    // Output messages other than the summary stand, in order, for the input messages that were not summarised or dropped.
-    const outTokens = after.perMessage.filter((p) => p.index !== result.summary?.index).map((p) => p.tokens)
-    let k = 0
-    for (const r of rows) {
-      if (r.action === 'summarize' || r.action === 'drop') r.after = 0
-      else r.after = outTokens[k++] ?? null
-    }
-  } else for (const r of rows) r.after = r.action === 'keep' ? r.before : null
-  return rows
-}
-
-function PreviewResult({ rows, dry, real, before }: { rows: Row[]; dry: CompactResult; real: CompactResult | null; before: number }) {
+function PreviewResult({ rows, summaryRow, dry, real, before, model, modelSource }: Outcome) {
   const counts = rows.reduce<Record<string, number>>((a, r) => ((a[r.action] = (a[r.action] ?? 0) + 1), a), {})
   const final = real ?? dry
+  // The summary message sits where the summarised messages were: before the first of them.
+  const summaryAt = summaryRow ? Math.max(0, rows.findIndex((r) => r.action === 'summarize')) : -1
   return (
     <div data-testid="preview-result">
       <p class="figures">
-        Dry run: {fmtInt(dry.event.tokensBefore)} → about {fmtInt(dry.event.tokensAfter)} tokens (budget {fmtInt(dry.targetTokens)}, {dry.model}).
+        {fmtInt(rows.length)} messages, <span data-testid="preview-tokens-before">{fmtInt(before)}</span> tokens for{' '}
+        <span data-testid="preview-model">
+          <b>{model}</b> ({MODEL_SOURCE[modelSource]})
+        </span>
+        . Dry run: {fmtInt(dry.event.tokensBefore)} → about {fmtInt(dry.event.tokensAfter)} tokens (budget {fmtInt(dry.targetTokens)}).
         {real && (real.compacted ? ` Compacted: ${fmtInt(real.event.tokensBefore)} → ${fmtInt(real.event.tokensAfter)} tokens (×${real.event.compressionRatio}), strategy ${real.strategy}, ${real.event.durationMs} ms.` : ` Not compacted: ${real.reason ?? ''}`)}
         {!real && ` ${dry.reason ?? ''}`}
       </p>
@@ -234,21 +199,26 @@ function PreviewResult({ rows, dry, real, before }: { rows: Row[]; dry: CompactR
             <th scope="col">What happened</th>
             <th scope="col" class="num">Tokens before</th>
             <th scope="col" class="num">Tokens after</th>
-            <th scope="col">Content</th>
+            <th scope="col">What the model receives</th>
           </tr>
         </thead>
         <tbody>
-          {rows.map((r) => (
-            <tr data-index={r.index} data-action={r.action}>
-              <td>{r.index}</td>
-              <td>{r.role}</td>
-              <td>
-                <span class={`badge act-${r.action}`}>{ACTION_LABEL[r.action]}</span> <span class="muted">{r.reason}</span>
-              </td>
-              <td class="num">{fmtInt(r.before)}</td>
-              <td class="num">{r.after === null ? '–' : fmtInt(r.after)}</td>
-              <td class="content">{clip(r.text, 160)}</td>
-            </tr>
+          {rows.map((r, k) => (
+            <>
+              {k === summaryAt && summaryRow && <SummaryTableRow row={summaryRow} />}
+              <tr data-index={r.index} data-action={r.action}>
+                <td>{r.index}</td>
+                <td>{r.role}</td>
+                <td>
+                  <span class={`badge act-${r.action}`}>{ACTION_LABEL[r.action]}</span> <span class="muted">{r.reason}</span>
+                </td>
+                <td class="num">{fmtInt(r.before)}</td>
+                <td class="num">{r.after === null ? '–' : fmtInt(r.after)}</td>
+                <td class="content">
+                  <ReceivedContent row={r} />
+                </td>
+              </tr>
+            </>
           ))}
         </tbody>
       </table>
@@ -259,5 +229,39 @@ function PreviewResult({ rows, dry, real, before }: { rows: Row[]; dry: CompactR
         </section>
       )}
     </div>
+  )
+}
+
+/** The output message's text; the input behind a disclosure whenever the two differ. */
+function ReceivedContent({ row }: { row: Row }) {
+  const none = row.action === 'summarize' ? 'nothing: folded into the summary message' : row.action === 'drop' ? 'nothing: not in the output' : 'its output message could not be matched'
+  return (
+    <>
+      {row.output !== null ? <div class="received">{clip(row.output, 160)}</div> : <div class="received muted">{none}</div>}
+      {row.output !== row.input && (
+        <details class="original">
+          <summary>original</summary>
+          <div>{clip(row.input, 2000)}</div>
+        </details>
+      )}
+    </>
+  )
+}
+
+function SummaryTableRow({ row }: { row: SummaryRow }) {
+  return (
+    <tr data-summary-row="true">
+      <td>new</td>
+      <td>{row.role}</td>
+      <td>
+        <span class="badge act-summarize">summary message</span> <span class="muted">stands for the summarised messages</span>
+      </td>
+      <td class="num">–</td>
+      <td class="num">{row.tokens === null ? '–' : fmtInt(row.tokens)}</td>
+      <td class="content">
+        <div class="received">{clip(row.text, 160)}</div>
+        <span class="muted">(whole text below)</span>
+      </td>
+    </tr>
   )
 }

@@ -1,10 +1,12 @@
-/** One session: token timeline, current summary and continuation, versions with diffs, checkpoints, the recent window. */
+/** One session: token timeline, current summary (editable) and continuation, the context the model gets now, versions with diffs, checkpoints, the recent window. */
 import { diffLines } from 'diff'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { allPages, api, ApiError, enc, fmtInt, fmtTime } from './api.ts'
 import { TokenChart, type Checkpoint } from './chart.tsx'
+import { CurrentContext } from './context-view.tsx'
 import { Markdown } from './markdown.tsx'
-import { clip, readMessage, type ToolResult } from './messages.ts'
+import { MessageList } from './message-list.tsx'
+import { SummarySection, type Summary } from './summary-editor.tsx'
 
 interface Session {
   id: string
@@ -24,13 +26,6 @@ interface Version {
   writtenBy: 'background' | 'aging' | 'manual'
   mode: string | null
   foldedMessages: number | null
-}
-interface Summary {
-  version: number
-  text: string
-  tokens: number
-  budget: number
-  stale: boolean
 }
 interface Continuation {
   currentTask: string
@@ -67,10 +62,15 @@ export function SessionPage({ id }: { id: string }) {
     window: WindowMessage[]
   } | null>(null)
   const [error, setError] = useState<string | null>(null)
+  // Bumped after a summary is saved: everything below is read again, without blanking the page.
+  const [generation, setGeneration] = useState(0)
+  const shownId = useRef(id)
+  const reloaded = useRef<(() => void) | null>(null)
 
   useEffect(() => {
     let live = true
-    setData(null)
+    if (shownId.current !== id) setData(null)
+    shownId.current = id
     ;(async () => {
       // Everything at once: one round trip before the page renders.
       const [session, stats, checkpoints, versions, window, current, cont] = await Promise.all([
@@ -86,11 +86,22 @@ export function SessionPage({ id }: { id: string }) {
       const [summary, continuation] = hasSummary ? [current, cont] : [null, null]
       if (!session && !checkpoints) throw new Error(`No session or compaction series "${id}".`)
       if (live) setData({ session, stats, checkpoints: (checkpoints ?? []).reverse(), versions: versions ?? [], summary, continuation, window: window ?? [] })
-    })().catch((e: Error) => live && setError(e.message))
+    })()
+      .catch((e: Error) => live && setError(e.message))
+      .finally(() => reloaded.current?.())
     return () => {
       live = false
     }
-  }, [id])
+  }, [id, generation])
+  /** Read the page again; resolves once it has been. */
+  const reload = () =>
+    new Promise<void>((resolve) => {
+      reloaded.current = () => {
+        reloaded.current = null
+        resolve()
+      }
+      setGeneration((g) => g + 1)
+    })
 
   if (error) return <p role="alert" class="error">{error}</p>
   if (!data) return <p class="loading">Loading {id}…</p>
@@ -142,19 +153,20 @@ export function SessionPage({ id }: { id: string }) {
         )}
       </section>
 
-      {summary && (
-        <section aria-labelledby="summary-title">
-          <h2 id="summary-title">
-            Current summary <span class="muted">v{summary.version} · {fmtInt(summary.tokens)}/{fmtInt(summary.budget)} tokens{summary.stale ? ' · stale' : ''}</span>
-          </h2>
-          <div class="two">
-            <Markdown text={summary.text} testid="current-summary" />
-            {continuation && <ContinuationView c={continuation} />}
-          </div>
-        </section>
+      {(session || summary) && (
+        <SummarySection base={base} summary={summary} onSaved={reload}>
+          {summary && (
+            <div class="two">
+              <Markdown text={summary.text} testid="current-summary" />
+              {continuation && <ContinuationView c={continuation} />}
+            </div>
+          )}
+        </SummarySection>
       )}
 
-      {versions.length > 0 && <Versions base={base} versions={versions} />}
+      {session && <CurrentContext base={base} generation={generation} />}
+      {/* Keyed by the newest version: a version saved here opens its own diff. */}
+      {versions.length > 0 && <Versions key={versions[0]!.version} base={base} versions={versions} />}
       {checkpoints.length > 0 && <Checkpoints checkpoints={checkpoints} />}
       {session && <RecentWindow messages={window} />}
     </article>
@@ -335,50 +347,21 @@ function LazyMarkdown({ text }: { text: string }) {
 }
 
 function RecentWindow({ messages }: { messages: WindowMessage[] }) {
-  const shown = messages.map((m) => ({ ...m, shown: readMessage(m.message) }))
-  const results = new Map<string, ToolResult & { seq: number; tokens: number }>()
-  for (const m of shown) for (const r of m.shown.results) results.set(r.id, { ...r, seq: m.seq, tokens: m.tokens })
-  const paired = new Set<string>()
-  for (const m of shown) for (const c of m.shown.calls) if (results.has(c.id)) paired.add(c.id)
   return (
     <section aria-labelledby="window-title">
       <h2 id="window-title">Recent window ({messages.length} messages)</h2>
-      <ol class="window" data-testid="window">
-        {shown
-          .filter((m) => !(m.shown.results.length && m.shown.results.every((r) => paired.has(r.id)) && !m.shown.text))
-          .map((m) => (
-            <li class={`msg role-${m.role}`}>
-              <div class="meta">
-                #{m.seq} <b>{m.role}</b> · {fmtInt(m.tokens)} tokens · {fmtTime(m.messageAt)}
-              </div>
-              {m.shown.text && <div class="text">{clip(m.shown.text, 2000)}</div>}
-              {m.shown.calls.map((c) => {
-                const r = results.get(c.id)
-                return (
-                  <div class="call">
-                    <div>
-                      → <code>{c.name}</code> <code class="args">{clip(c.args, 300)}</code>
-                    </div>
-                    {r ? (
-                      <div class={`result${r.isError ? ' bad' : ''}`}>
-                        ← result (#{r.seq}, {fmtInt(r.tokens)} tokens): <span>{clip(r.text, 600)}</span>
-                      </div>
-                    ) : (
-                      <div class="result muted">← no result in the window</div>
-                    )}
-                  </div>
-                )
-              })}
-              {m.shown.results
-                .filter((r) => !paired.has(r.id))
-                .map((r) => (
-                  <div class="result">
-                    ← result of {r.id}: {clip(r.text, 600)}
-                  </div>
-                ))}
-            </li>
-          ))}
-      </ol>
+      <MessageList
+        testid="window"
+        items={messages.map((m) => ({
+          message: m.message,
+          meta: (
+            <>
+              #{m.seq} <b>{m.role}</b> · {fmtInt(m.tokens)} tokens · {fmtTime(m.messageAt)}
+            </>
+          ),
+          ref: `#${m.seq}, ${fmtInt(m.tokens)} tokens`,
+        }))}
+      />
     </section>
   )
 }

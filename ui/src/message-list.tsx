@@ -1,0 +1,56 @@
+/** A list of messages as an agent's transcript: each tool call with its result beside it, results shown once. */
+import type { ComponentChildren } from 'preact'
+import { clip, readMessage, type ToolResult } from './messages.ts'
+
+export interface ListedMessage {
+  message: unknown
+  /** The line above the message: its position, role, tokens, time, as the caller knows them. */
+  meta: ComponentChildren
+  /** How a result from this message is referred to beside its call ("#12, 40 tokens"). */
+  ref: string
+}
+
+export function MessageList({ items, testid }: { items: ListedMessage[]; testid: string }) {
+  const shown = items.map((m) => ({ ...m, shown: readMessage(m.message) }))
+  const results = new Map<string, ToolResult & { ref: string }>()
+  for (const m of shown) for (const r of m.shown.results) results.set(r.id, { ...r, ref: m.ref })
+  const paired = new Set<string>()
+  for (const m of shown) for (const c of m.shown.calls) if (results.has(c.id)) paired.add(c.id)
+  return (
+    <ol class="window" data-testid={testid}>
+      {shown
+        // A message holding only results shown beside their calls is not shown again.
+        .filter((m) => !(m.shown.results.length && m.shown.results.every((r) => paired.has(r.id)) && !m.shown.text))
+        .map((m) => (
+          <li class={`msg role-${m.shown.role}`}>
+            <div class="meta">{m.meta}</div>
+            {m.shown.text && <div class="text">{clip(m.shown.text, 2000)}</div>}
+            {m.shown.calls.map((c) => {
+              const r = results.get(c.id)
+              return (
+                <div class="call">
+                  <div>
+                    → <code>{c.name}</code> <code class="args">{clip(c.args, 300)}</code>
+                  </div>
+                  {r ? (
+                    <div class={`result${r.isError ? ' bad' : ''}`}>
+                      ← result ({r.ref}): <span>{clip(r.text, 600)}</span>
+                    </div>
+                  ) : (
+                    <div class="result muted">← no result in this list</div>
+                  )}
+                </div>
+              )
+            })}
+            {m.shown.results
+              .filter((r) => !paired.has(r.id))
+              .map((r) => (
+                <div class="result">
+                  ← result of {r.id}: {clip(r.text, 600)}
+                </div>
+              ))}
+          </li>
+        ))}
+    </ol>
+  )
+}
