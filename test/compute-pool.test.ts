@@ -13,7 +13,8 @@ import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { testConfig } from '../src/config.ts'
 import type { MessageFormat } from '../src/engine/messages/index.ts'
-import { ComputePool, computeWorkerFile, WARM_UP } from '../src/plugins/compute-pool.ts'
+import { ComputePool, WARM_UP } from '../src/plugins/compute-pool.ts'
+import { computeWorkerEntry } from '../src/plugins/compute-worker-file.ts'
 import { runInline } from '../src/services/compute-tasks.ts'
 import { computeRulesUpdate, type RulesUpdateInput } from '../src/sessions/rules-update.ts'
 import { buildTestApp } from './helpers/build.ts'
@@ -415,7 +416,10 @@ t.test('rolling-summary updates: the pool computes what the event loop computes,
 })
 
 t.test('the thread entry and the warm-up task', async (t) => {
-  t.match(computeWorkerFile(), /src\/plugins\/compute-worker\.ts$/, 'from source: the .ts entry next to the pool')
+  const entry = computeWorkerEntry()
+  t.match(entry.filename, /node_modules\/\.cache\/compactd\/compute-worker-[0-9a-f]{16}\.mjs$/, 'from source: the .ts entry, bundled')
+  t.same(entry.execArgv, [], 'threads start without the TypeScript loader')
+  t.equal(computeWorkerEntry(), entry, 'bundled once per process')
   const warm = await runInline(testConfig(), 'compact', WARM_UP)
   t.equal(warm.response.compacted, true, 'the warm-up input compacts (it loads the tokenizer and the engine)')
 })

@@ -29,8 +29,6 @@
  * only structured-cloneable data crosses. Threads start with the first pooled task, or
  * when the server listens (warm()). Metrics: docs/operations.md.
  */
-import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import v8 from 'node:v8'
 import { MessageChannel } from 'node:worker_threads'
 import type { FastifyInstance } from 'fastify'
@@ -46,21 +44,11 @@ import { createPoolMetrics, HEAP_BYTES_PER_BODY_BYTE, worstCaseQueuedHeapBytes }
 import { ActivityClock, TaskCostModel } from './compute-budget.ts'
 import { BACKGROUND_TENANT, FairQueue } from './compute-queue.ts'
 import type { TokenCache } from './token-cache-store.ts'
+import { computeWorkerEntry } from './compute-worker-file.ts'
 
 export { HEAP_BYTES_PER_BODY_BYTE, worstCaseQueuedHeapBytes } from './compute-metrics.ts'
 export { clientGoneSignal, contentLength } from './compute-request.ts'
 export { WARM_UP } from '../services/compute-tasks.ts'
-
-/** The worker thread's entry: next to this file in the source, under dist/plugins/ in the build. */
-export function computeWorkerFile(): string {
-  const here = import.meta.url
-  const candidates = here.endsWith('.ts') ? ['./compute-worker.ts'] : ['./plugins/compute-worker.js', '../plugins/compute-worker.js', './compute-worker.js']
-  for (const c of candidates) {
-    const file = fileURLToPath(new URL(c, here))
-    if (existsSync(file)) return file
-  }
-  throw new Error(`compute pool: the worker entry (${candidates.join(' or ')}) is missing next to ${fileURLToPath(here)}; run npm run build`)
-}
 
 export interface ComputePoolOptions {
   config: Config
@@ -74,7 +62,7 @@ export interface ComputePoolOptions {
   deadlineMs?: number
   /** Where the metrics go (the app's registry); none: not exported. */
   registry?: Registry
-  /** The worker entry (tests); default computeWorkerFile(). */
+  /** The worker entry (tests); default computeWorkerEntry(). */
   filename?: string
   /** The app's token-count cache: tasks run inline use it, and threads report their own caches' hits and misses to it. */
   tokenCache?: TokenCache
@@ -352,8 +340,10 @@ export class ComputePool implements ComputeRunner {
 
   private pool(): Piscina {
     if (this.piscina) return this.piscina
+    const entry = this.filename ? { filename: this.filename } : computeWorkerEntry()
     this.piscina = new Piscina({
-      filename: this.filename ?? computeWorkerFile(),
+      filename: entry.filename,
+      ...(entry.execArgv ? { execArgv: entry.execArgv } : {}),
       minThreads: this.threads,
       maxThreads: this.threads,
       idleTimeout: Infinity,
