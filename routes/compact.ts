@@ -66,17 +66,17 @@ const compactBody = z
       .describe('Role of the summary message. Default user. With Anthropic, system/developer put it in the top-level `system`.'),
     summarizer: z
       .strictObject({
-        provider: z.enum(['openai', 'anthropic']).describe('Summarizer provider; it must be configured on the server (its API key set).'),
+        provider: z.enum(['openai', 'anthropic']).describe('Summarizer provider. One without an API key on the server is no usable summarizer: the llm step falls back, with the reason in `fallbacks`.'),
         model: z
           .string()
           .min(1)
           .max(200)
           .optional()
-          .describe('One of the models the server allows (SUMMARIZER_OPENAI_MODELS / SUMMARIZER_ANTHROPIC_MODELS). Default: the first one.'),
+          .describe('One of the models the server allows (SUMMARIZER_OPENAI_MODELS / SUMMARIZER_ANTHROPIC_MODELS); another is a 400. Default: the first one.'),
       })
       .optional()
       .describe(
-        'Which configured model writes the `llm` summary. Keys and base URLs come only from server configuration: any other field (baseURL, apiKey, url...) is a 400. Default: SUMMARIZER_DEFAULT_PROVIDER.',
+        'Which configured model writes the `llm` summary, so only with `llm` in strategy (or in COMPACTION_DEFAULT_STRATEGY when strategy is omitted): otherwise a 400 naming body.summarizer. Keys and base URLs come only from server configuration: any other field (baseURL, apiKey, url...) is a 400. Default: SUMMARIZER_DEFAULT_PROVIDER.',
       ),
     instructions: z.string().max(20_000).optional().describe('Extra guidance for the summary (what to keep), for the llm strategy.'),
     instructionsMode: z.enum(['replace', 'append']).optional().describe('`append` adds instructions to the built-in summary prompt; `replace` replaces its guidance. Default append.'),

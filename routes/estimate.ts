@@ -54,8 +54,14 @@ const estimateResponse = z
       .describe('Tokens of each message, overhead included. With method provider these are heuristic estimates.'),
     contextLimit: z.int().describe('The model\'s context window.'),
     maxOutputTokens: z.int().describe('The model\'s maximum output tokens.'),
-    threshold: z.int().describe('(contextLimit − systemReserve − outputReserve − safetyBuffer) × thresholdPercent.'),
-    shouldCompact: z.boolean().describe('totalTokens ≥ threshold.'),
+    threshold: z
+      .int()
+      .describe("(contextLimit − systemReserve − outputReserve − safetyBuffer) × thresholdPercent. 0 when the server's default reserves fill the model's window (see thresholdNote)."),
+    thresholdNote: z
+      .string()
+      .optional()
+      .describe("Present when threshold is 0 because the model's window is smaller than the server's default reserves (gpt-4's 8,192 < 11,000): the numbers, and what to give (smaller reserves, or targetTokens to /compact). The count is exact all the same."),
+    shouldCompact: z.boolean().describe('totalTokens ≥ threshold (always true when threshold is 0).'),
     fallback: z
       .object({ from: z.string(), reason: z.string() })
       .optional()

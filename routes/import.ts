@@ -11,10 +11,11 @@ const SOURCE_LIST = 'claude-code (Claude Code session JSONL), codex (Codex CLI r
 
 const importBody = z
   .strictObject({
+    // No .min(1): an empty log is the importer's to refuse, as invalid_log like any text that is no log.
     log: z
-      .union([z.string().min(1), z.array(z.unknown()).max(1_000_000), z.record(z.string(), z.unknown())])
+      .union([z.string(), z.array(z.unknown()).max(1_000_000), z.record(z.string(), z.unknown())])
       .describe(
-        "The log: the file's text as one string (JSON Lines or a JSON document, exactly as the agent wrote it), or a JSON document (SWE-agent trajectory, Gemini CLI session) as a value. The whole body is limited to BODY_LIMIT_BYTES.",
+        "The log: the file's text as one string (JSON Lines or a JSON document, exactly as the agent wrote it), or a JSON document (SWE-agent trajectory, Gemini CLI session) as a value. Empty text, or text that is no log, is a 400 invalid_log. The whole body is limited to BODY_LIMIT_BYTES.",
       ),
     source: z
       .enum(SOURCES)

@@ -137,8 +137,8 @@ t.test('reserves that leave no room are a 400 naming the fields, as on /estimate
   // Even with an explicit target the request contradicts itself.
   const withTarget = await app.inject({ method: 'POST', url: '/compact', payload: { messages, contextLimit: 1000, outputReserve: 5000, targetTokens: 500 } })
   t.equal(withTarget.statusCode, 400)
-  // gpt-4 with the default reserves: a 400 naming the model, unless targetTokens is given.
-  t.same((await app.inject({ method: 'POST', url: '/compact', payload: { messages, model: 'gpt-4' } })).json().issues.map((i: { path: string }) => i.path), ['body.model'])
+  // gpt-4 with the default reserves: a 400 naming the model and targetTokens, unless targetTokens is given.
+  t.same((await app.inject({ method: 'POST', url: '/compact', payload: { messages, model: 'gpt-4' } })).json().issues.map((i: { path: string }) => i.path), ['body.model', 'body.targetTokens'])
   t.equal((await app.inject({ method: 'POST', url: '/compact', payload: { messages, model: 'gpt-4', targetTokens: 4000 } })).statusCode, 200)
 })
 
@@ -363,10 +363,11 @@ t.test('summarizer: only provider and model; baseURL, apiKey, url are refused be
   t.match(topLevel.json().message, /baseURL/)
   t.equal(fake.requests.length, 0, 'the provider never saw a request')
 
+  // A provider without a key here is no usable summarizer: the fallback, as with none configured.
   const unconfigured = await app.inject({ method: 'POST', url: '/compact', payload: { ...conv, targetTokens: 6000, strategy: ['llm'], summarizer: { provider: 'anthropic' } } })
-  t.equal(unconfigured.statusCode, 400)
-  t.equal(unconfigured.json().error, 'invalid_summarizer')
-  t.equal(unconfigured.json().issues[0].path, 'body.summarizer.provider')
+  t.equal(unconfigured.statusCode, 200)
+  t.equal(unconfigured.json().strategy, 'rules')
+  t.match(unconfigured.json().fallbacks[0].reason, /^unavailable: summarizer provider "anthropic" is not configured on this server/)
 
   const model = await app.inject({ method: 'POST', url: '/compact', payload: { ...conv, targetTokens: 6000, strategy: ['llm'], summarizer: { provider: 'openai', model: 'gpt-4.1' } } })
   t.equal(model.statusCode, 400)

@@ -472,7 +472,7 @@ t.test('POST /import', async (t) => {
     [{ log: claudeCodeLog(), source: 'aider' }, 400, 'validation_error', 'body.source'],
     [{ log: claudeCodeLog(), format: 'xml' }, 400, 'validation_error', 'body.format'],
     [{ log: claudeCodeLog(), scope: 'later' }, 400, 'validation_error', 'body.scope'],
-    [{ log: '' }, 400, 'validation_error', 'body.log'],
+    [{ log: '' }, 400, 'invalid_log', 'body.log'],
     [{ log: 42 }, 400, 'validation_error', 'body.log'],
     [{}, 400, 'validation_error', 'body.log'],
     [{ log: claudeCodeLog(), messages: [] }, 400, 'validation_error', 'body.messages'],

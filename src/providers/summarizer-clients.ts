@@ -11,11 +11,10 @@ import OpenAI from 'openai'
 import type { Config } from '../config.ts'
 import { SummarizerError, type CompletionRequest, type CompletionResult, type SummarizerClient } from '../engine/compaction/types.ts'
 import { costUsd, type ModelInfo } from '../engine/models/registry.ts'
-import { modelFacts } from './summarizer-model.ts'
+import { modelFacts, offeredSummarizerModels, SUMMARIZER_PROVIDERS, type SummarizerProvider } from './summarizer-model.ts'
 import { boundedRetryFetch, refusedRetryMs } from './retry-after.ts'
 
-export type SummarizerProvider = 'openai' | 'anthropic'
-export const SUMMARIZER_PROVIDERS: readonly SummarizerProvider[] = ['openai', 'anthropic']
+export { SUMMARIZER_PROVIDERS, summarizerUnavailable, type SummarizerProvider } from './summarizer-model.ts'
 
 /** Seed 004: a low temperature for a factual summary (OpenAI non-reasoning models only). */
 export const SUMMARY_TEMPERATURE = 0.3
@@ -42,10 +41,7 @@ export interface SummarizerRegistry {
 }
 
 export function createSummarizerClients(config: Config): SummarizerRegistry {
-  const models: Record<SummarizerProvider, string[]> = {
-    openai: config.OPENAI_API_KEY ? config.SUMMARIZER_OPENAI_MODELS : [],
-    anthropic: config.ANTHROPIC_API_KEY ? config.SUMMARIZER_ANTHROPIC_MODELS : [],
-  }
+  const models = offeredSummarizerModels(config)
   const configured = SUMMARIZER_PROVIDERS.filter((p) => models[p].length > 0)
   // An explicit default without a key falls back to the first configured provider.
   const wanted = config.SUMMARIZER_DEFAULT_PROVIDER

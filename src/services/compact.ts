@@ -28,8 +28,9 @@ import type { MessageCountCache } from '../engine/tokens/count.ts'
 import { parseConversation, serializeConversation } from '../engine/messages/index.ts'
 import { ApiError } from '../errors.ts'
 import type { SummarizerProvider, SummarizerRegistry } from '../providers/summarizer-clients.ts'
+import { summarizerUnavailable } from '../providers/summarizer-model.ts'
 import type { ComputeRunner } from './compute-tasks.ts'
-import { defaultCounter, givenThresholdFields, modelFor, thresholdOrRefuse } from './estimate.ts'
+import { defaultCounter, modelFor, refuseSettingsWithoutRoom, thresholdOrRefuse } from './estimate.ts'
 
 /** clearToolInputs: true shortens tool-call arguments over this many tokens. */
 export const CLEAR_TOOL_INPUTS_DEFAULT_TOKENS = 200
@@ -123,13 +124,29 @@ function strategyList(input: CompactRequest['strategy'], config: Config): Strate
   return [...new Set(list)]
 }
 
-/** The llm summarizer's provider client, or undefined when none is configured and none was asked for by name. */
+/**
+ * The llm summarizer's provider client, or undefined when this server has none for the
+ * request: no provider has a key, or the one asked for by name has none. Either way the
+ * engine records an `llm` fallback saying why (summarizerUnavailable), as for no choice.
+ */
 function pickSummarizer(registry: SummarizerRegistry, choice: CompactRequest['summarizer']): SummarizerClient | undefined {
-  // An explicit choice must be valid: SummarizerSelectionError → 400 body.summarizer.<field>.
+  if (choice && !registry.available().some((a) => a.provider === choice.provider)) return undefined
+  // A configured provider's model must be one it allows: SummarizerSelectionError → 400 body.summarizer.model.
   if (choice) return registry.get(choice.provider, choice.model)
-  // No choice and nothing configured: the engine records an `llm` fallback.
   if (registry.defaultProvider === undefined) return undefined
   return registry.get()
+}
+
+/**
+ * A summarizer is the llm strategy's alone: given with a pipeline without `llm` (the
+ * request's, or COMPACTION_DEFAULT_STRATEGY), it would be silently ignored, so it is a 400.
+ */
+function checkSummarizerUse(input: CompactRequest, strategy: readonly StrategyName[]): void {
+  if (input.summarizer === undefined || strategy.includes('llm')) return
+  const pipeline = `${input.strategy === undefined ? 'the default strategy' : 'strategy'} is ${JSON.stringify(strategy)}`
+  throw new ApiError(400, 'validation_error', `body.summarizer: only the "llm" strategy uses a summarizer, and ${pipeline}; add "llm" to strategy or leave summarizer out`, [
+    { path: 'body.summarizer', message: 'needs strategy "llm"' },
+  ])
 }
 
 function checkKeepRecent(input: CompactRequest): void {
@@ -149,7 +166,9 @@ function checkKeepRecent(input: CompactRequest): void {
 export async function compactConversation(ctx: CompactContext, input: CompactRequest): Promise<CompactResponse> {
   const { config } = ctx
   checkKeepRecent(input)
-  const llm = strategyList(input.strategy, config).includes('llm') ? pickSummarizer(ctx.summarizers, input.summarizer) : undefined
+  const strategy = strategyList(input.strategy, config)
+  checkSummarizerUse(input, strategy)
+  const llm = strategy.includes('llm') ? pickSummarizer(ctx.summarizers, input.summarizer) : undefined
   const previousRound = input.sessionId ? await latestRound(ctx.db, ctx.tenantId, input.sessionId) : undefined
   const task: CompactTaskInput = { request: input, ...(previousRound ? { previousRound } : {}) }
   const computed = !ctx.compute
@@ -185,13 +204,14 @@ export async function computeCompaction(
 ): Promise<ComputedCompaction> {
   const input = task.request
   checkKeepRecent(input)
+  checkSummarizerUse(input, strategyList(input.strategy, config))
   const conversation = parseConversation(input.messages, { format: input.format, system: input.system })
   const format = conversation.format
   const model = modelFor(config, input.model, input.contextLimit)
   const counter = defaultCounter(model, undefined, env.tokenCache)
   // The threshold is the default target; settings that leave it no room are a 400 even
   // with an explicit target, since the request then contradicts itself.
-  if (input.targetTokens !== undefined && givenThresholdFields(input).length > 0) thresholdOrRefuse(config, model, input)
+  if (input.targetTokens !== undefined) refuseSettingsWithoutRoom(config, model, input)
   const targetTokens = input.targetTokens ?? thresholdOrRefuse(config, model, input)
 
   // A separate `system` with OpenAI / AI SDK messages counts toward the budget (as in
@@ -229,7 +249,9 @@ export async function computeCompaction(
     ...(previousRound ? { previousRound } : {}),
   }
 
-  const result = await runCompact(env.signal, { messages, options, counter, llm: env.llm })
+  // No summarizer for an `llm` step: its fallback says why (no key for the provider asked for, or none at all).
+  const llmUnavailable = env.llm ? undefined : summarizerUnavailable(config, input.summarizer)
+  const result = await runCompact(env.signal, { messages, options, counter, llm: env.llm, ...(llmUnavailable ? { llmUnavailable } : {}) })
   const compactedRange = result.compacted ? result.compactedRange : undefined
 
   const out = extraSystem ? result.messages.filter((m) => m !== extraSystem && !(m.index === -1 && m.raw === input.system && m.role === 'system')) : result.messages
@@ -306,7 +328,7 @@ function locateSummary(messages: readonly unknown[], text: string): number {
  */
 async function runCompact(
   signal: AbortSignal | undefined,
-  input: { messages: CanonicalMessage[]; options: CompactOptions; counter: ReturnType<typeof defaultCounter>; llm?: Summarizer },
+  input: { messages: CanonicalMessage[]; options: CompactOptions; counter: ReturnType<typeof defaultCounter>; llm?: Summarizer; llmUnavailable?: string },
 ): Promise<CompactResult> {
   try {
     return await compact({ ...input, signal })

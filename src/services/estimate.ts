@@ -41,6 +41,8 @@ export interface EstimateResult {
   contextLimit: number
   maxOutputTokens: number
   threshold: number
+  /** Present when threshold is 0 because the server's default reserves fill the model's window: why, and what to give. */
+  thresholdNote?: string
   shouldCompact: boolean
   fallback?: { from: EstimateMethod; reason: string }
 }
@@ -65,28 +67,89 @@ export function modelFor(config: Config, modelId: string | undefined, contextLim
 const THRESHOLD_FIELDS = ['contextLimit', 'systemReserve', 'outputReserve', 'safetyBuffer', 'thresholdPercent'] as const
 
 /** The threshold settings a request gives (as opposed to the server's defaults). */
-export function givenThresholdFields(input: Partial<Record<(typeof THRESHOLD_FIELDS)[number], unknown>>): (typeof THRESHOLD_FIELDS)[number][] {
+function givenThresholdFields(input: Partial<Record<(typeof THRESHOLD_FIELDS)[number], unknown>>): (typeof THRESHOLD_FIELDS)[number][] {
   return THRESHOLD_FIELDS.filter((f) => input[f] !== undefined)
 }
 
-/**
- * The compaction threshold, or a 400 when it leaves no room (0 tokens): the reserves fill
- * the window, or thresholdPercent rounds what is left down to nothing. The issues name the
- * fields the request gave (they contradict each other), or `body.model` when it gave none
- * (the model's window is smaller than the server's default reserves, e.g. gpt-4's 8,192).
- */
-export function thresholdOrRefuse(config: Config, model: ModelInfo, input: Partial<ThresholdSettings> & { contextLimit?: number }): number {
+/** The threshold a request's settings (or the server's defaults) give, and the window left before thresholdPercent. */
+function readThreshold(config: Config, model: ModelInfo, input: Partial<ThresholdSettings>): { threshold: number; settings: ThresholdSettings; room: number } {
   const settings = thresholdSettings(config, input)
-  const threshold = compactionThreshold(model.contextLimit, settings)
-  if (threshold >= 1) return threshold
+  return { threshold: compactionThreshold(model.contextLimit, settings), settings, room: availableTokens(model.contextLimit, settings) }
+}
+
+/** Why a threshold is 0, in numbers: the reserves fill the window, or thresholdPercent rounds what is left down to nothing. */
+function noRoomWhy(model: ModelInfo, r: { settings: ThresholdSettings; room: number }): string {
+  const s = r.settings
+  const sum = `contextLimit ${model.contextLimit} − systemReserve ${s.systemReserve} − outputReserve ${s.outputReserve} − safetyBuffer ${s.safetyBuffer}`
+  return r.room === 0 ? `${sum} leaves no room for the conversation` : `${sum} leaves ${r.room} tokens, and thresholdPercent ${s.thresholdPercent} of that is less than 1 token`
+}
+
+/** What a caller without any threshold setting is told to give when the model's window has no default threshold. */
+export interface NoDefaultThreshold {
+  /** The fields to name in the 400 (e.g. body.model and body.targetTokens). */
+  issues: { path: string; message: string }[]
+  /** The fix, ending the message: "give targetTokens, or …". */
+  fix: string
+}
+
+/** POST /compact without targetTokens: the model's threshold is the default target, so it must leave room. */
+export const COMPACT_NEEDS_TARGET: NoDefaultThreshold = {
+  issues: [
+    { path: 'body.model', message: "its window is smaller than the server's default reserves (threshold 0 tokens)" },
+    { path: 'body.targetTokens', message: 'needed for this model: it has no default threshold' },
+  ],
+  fix: 'give targetTokens, or smaller systemReserve, outputReserve or safetyBuffer',
+}
+
+/**
+ * A 400 when the threshold settings the request gave leave no room (0 tokens): they
+ * contradict each other. The issues name them. Reserves left at the server's defaults
+ * that fill a small model's window (gpt-4's 8,192 < 11,000) are no contradiction of the
+ * request's: a thresholdPercent given with them is not at fault.
+ */
+export function refuseSettingsWithoutRoom(config: Config, model: ModelInfo, input: Partial<ThresholdSettings> & { contextLimit?: number }): void {
+  const r = readThreshold(config, model, input)
+  if (r.threshold >= 1) return
   const given = givenThresholdFields(input)
-  const room = availableTokens(model.contextLimit, settings)
-  const sum = `contextLimit ${model.contextLimit} − systemReserve ${settings.systemReserve} − outputReserve ${settings.outputReserve} − safetyBuffer ${settings.safetyBuffer}`
-  const why = room === 0 ? `${sum} leaves no room for the conversation` : `${sum} leaves ${room} tokens, and thresholdPercent ${settings.thresholdPercent} of that is less than 1 token`
-  const fix = given.length > 0 ? 'raise contextLimit or lower the reserves' : `the model "${model.id}" has a ${model.contextLimit}-token window, smaller than the default reserves: give contextLimit, systemReserve, outputReserve or safetyBuffer`
-  const message = `the threshold settings leave no room: ${why}; ${fix}`
-  const paths = given.length > 0 ? given.map((f) => `body.${f}`) : ['body.model']
-  throw new ApiError(400, 'validation_error', message, paths.map((path) => ({ path, message: 'leaves no room for the conversation (threshold 0 tokens)' })))
+  const atFault = r.room === 0 ? given.filter((f) => f !== 'thresholdPercent') : given
+  if (atFault.length === 0) return
+  const message = `the threshold settings leave no room: ${noRoomWhy(model, r)}; raise contextLimit or lower the reserves`
+  throw new ApiError(400, 'validation_error', message, atFault.map((f) => ({ path: `body.${f}`, message: 'leaves no room for the conversation (threshold 0 tokens)' })))
+}
+
+/**
+ * The compaction threshold, or a 400 when it leaves no room (0 tokens): naming the
+ * settings the request gave that leave none (refuseSettingsWithoutRoom), else, when the
+ * model's window is smaller than the server's default reserves, the fields of
+ * `noDefault`: those that would have given a target.
+ */
+export function thresholdOrRefuse(
+  config: Config,
+  model: ModelInfo,
+  input: Partial<ThresholdSettings> & { contextLimit?: number },
+  noDefault: NoDefaultThreshold = COMPACT_NEEDS_TARGET,
+): number {
+  refuseSettingsWithoutRoom(config, model, input)
+  const r = readThreshold(config, model, input)
+  if (r.threshold >= 1) return r.threshold
+  const message = `the model "${model.id}" has a window of ${model.contextLimit} tokens, smaller than the server's default reserves (${noRoomWhy(model, r)}), so it has no default threshold: ${noDefault.fix}`
+  throw new ApiError(400, 'validation_error', message, noDefault.issues)
+}
+
+/**
+ * /estimate's threshold. Counting needs no window: when the server's default reserves fill
+ * the model's window (gpt-4's 8,192 < 11,000), the threshold is 0 (every conversation is
+ * over it) and `note` says why and what to give. Settings the request gave that leave no
+ * room contradict each other: still the 400 naming them.
+ */
+export function estimateThreshold(config: Config, model: ModelInfo, input: Partial<ThresholdSettings> & { contextLimit?: number }): { threshold: number; note?: string } {
+  refuseSettingsWithoutRoom(config, model, input)
+  const r = readThreshold(config, model, input)
+  if (r.threshold >= 1) return { threshold: r.threshold }
+  return {
+    threshold: 0,
+    note: `the model "${model.id}" has a window of ${model.contextLimit} tokens, smaller than the server's default reserves (${noRoomWhy(model, r)}): the threshold is 0, so any conversation is over it; give systemReserve, outputReserve or safetyBuffer for a usable threshold, or targetTokens to /compact`,
+  }
 }
 
 /**
@@ -116,8 +179,8 @@ function withSystem(messages: CanonicalMessage[], format: MessageFormat, system:
 export async function estimate(config: Config, input: EstimateInput, providerCounter: ProviderTokenCounter, cache?: MessageCountCache): Promise<EstimateResult> {
   const conversation = parseConversation(input.messages, { format: input.format, system: input.system })
   const model = modelFor(config, input.model, input.contextLimit)
-  // Before counting: a request whose settings leave no room is refused cheaply.
-  const threshold = thresholdOrRefuse(config, model, input)
+  // Before counting: a request whose own settings leave no room is refused cheaply.
+  const { threshold, note } = estimateThreshold(config, model, input)
   const messages = withSystem(conversation.messages, conversation.format, input.system, conversation.anthropicSystem !== undefined)
 
   let method: EstimateMethod
@@ -162,6 +225,7 @@ export async function estimate(config: Config, input: EstimateInput, providerCou
     contextLimit: model.contextLimit,
     maxOutputTokens: model.maxOutputTokens,
     threshold,
+    ...(note ? { thresholdNote: note } : {}),
     shouldCompact: totalTokens >= threshold,
     ...(fallback ? { fallback } : {}),
   }

@@ -21,7 +21,6 @@ import { createHash } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/schema.ts'
-import { compactionThreshold } from '../engine/budget.ts'
 import { CompactionError } from '../engine/compaction/compact.ts'
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type StrategyName } from '../engine/compaction/types.ts'
 import { CREATED_INDEX, isSystemLike, parseConversation, type CanonicalMessage, type MessageFormat } from '../engine/messages/index.ts'
@@ -30,7 +29,7 @@ import { messageTokens, type MessageCountCache, type TokenCounter } from '../eng
 import { ApiError } from '../errors.ts'
 import type { SummarizerRegistry } from '../providers/summarizer-clients.ts'
 import type { ComputeRunner } from '../services/compute-tasks.ts'
-import { defaultCounter, modelFor, thresholdSettings } from '../services/estimate.ts'
+import { defaultCounter, modelFor, thresholdOrRefuse } from '../services/estimate.ts'
 import { appendCountsBytes, computeAppendCounts } from './append-counts.ts'
 import { computeContextCompaction, contextCompactionBytes } from './context-compaction.ts'
 import type { SessionMetrics } from './metrics.ts'
@@ -549,7 +548,14 @@ export class SessionService {
     const sessionFormat = settings.format ?? q.format ?? 'openai'
     const format = q.format ?? sessionFormat
     const model = modelFor(this.config, q.model ?? settings.model)
-    const budget = q.budget ?? compactionThreshold(model.contextLimit, thresholdSettings(this.config, {}))
+    // Without a budget, the model's threshold, as /compact's default target: a model whose
+    // window the default reserves fill (gpt-4) has none, a 400 asking for the budget.
+    const budget =
+      q.budget ??
+      thresholdOrRefuse(this.config, model, {}, {
+        issues: [{ path: 'querystring.budget', message: `needed for model "${model.id}": it has no default budget` }],
+        fix: 'give ?budget=N',
+      })
 
     const all = toCanonical(snap.rows, sessionFormat)
     const head: CanonicalMessage[] = []

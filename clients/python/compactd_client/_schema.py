@@ -41,14 +41,16 @@ class ErrorInput(TypedDict):
     requestId: NotRequired[str]
 
 
-# Which configured model writes the `llm` summary. Keys and base URLs come only from
-# server configuration: any other field (baseURL, apiKey, url...) is a 400. Default:
-# SUMMARIZER_DEFAULT_PROVIDER.
+# Which configured model writes the `llm` summary, so only with `llm` in strategy (or in
+# COMPACTION_DEFAULT_STRATEGY when strategy is omitted): otherwise a 400 naming
+# body.summarizer. Keys and base URLs come only from server configuration: any other
+# field (baseURL, apiKey, url...) is a 400. Default: SUMMARIZER_DEFAULT_PROVIDER.
 class CompactRequestInputSummarizer(TypedDict):
-    # Summarizer provider; it must be configured on the server (its API key set).
+    # Summarizer provider. One without an API key on the server is no usable summarizer:
+    # the llm step falls back, with the reason in `fallbacks`.
     provider: Literal["openai", "anthropic"]
     # One of the models the server allows (SUMMARIZER_OPENAI_MODELS /
-    # SUMMARIZER_ANTHROPIC_MODELS). Default: the first one.
+    # SUMMARIZER_ANTHROPIC_MODELS); another is a 400. Default: the first one.
     model: NotRequired[str]
 
 
@@ -102,8 +104,10 @@ class CompactRequestInput(TypedDict):
     # Role of the summary message. Default user. With Anthropic, system/developer put it
     # in the top-level `system`.
     summaryRole: NotRequired[Literal["system", "developer", "user", "assistant"]]
-    # Which configured model writes the `llm` summary. Keys and base URLs come only from
-    # server configuration: any other field (baseURL, apiKey, url...) is a 400. Default:
+    # Which configured model writes the `llm` summary, so only with `llm` in strategy
+    # (or in COMPACTION_DEFAULT_STRATEGY when strategy is omitted): otherwise a 400
+    # naming body.summarizer. Keys and base URLs come only from server configuration:
+    # any other field (baseURL, apiKey, url...) is a 400. Default:
     # SUMMARIZER_DEFAULT_PROVIDER.
     summarizer: NotRequired[CompactRequestInputSummarizer]
     # Extra guidance for the summary (what to keep), for the llm strategy.
@@ -387,8 +391,13 @@ class EstimateResponseInput(TypedDict):
     # The model's maximum output tokens.
     maxOutputTokens: int
     # (contextLimit − systemReserve − outputReserve − safetyBuffer) × thresholdPercent.
+    # 0 when the server's default reserves fill the model's window (see thresholdNote).
     threshold: int
-    # totalTokens ≥ threshold.
+    # Present when threshold is 0 because the model's window is smaller than the
+    # server's default reserves (gpt-4's 8,192 < 11,000): the numbers, and what to give
+    # (smaller reserves, or targetTokens to /compact). The count is exact all the same.
+    thresholdNote: NotRequired[str]
+    # totalTokens ≥ threshold (always true when threshold is 0).
     shouldCompact: bool
     # Present when the requested method was unavailable and the heuristic was used
     # instead.
@@ -399,7 +408,8 @@ class EstimateResponseInput(TypedDict):
 class ImportRequestInput(TypedDict):
     # The log: the file's text as one string (JSON Lines or a JSON document, exactly as
     # the agent wrote it), or a JSON document (SWE-agent trajectory, Gemini CLI session)
-    # as a value. The whole body is limited to BODY_LIMIT_BYTES.
+    # as a value. Empty text, or text that is no log, is a 400 invalid_log. The whole
+    # body is limited to BODY_LIMIT_BYTES.
     log: Union[str, List[Any], Dict[str, Any]]
     # Which agent wrote it: claude-code (Claude Code session JSONL), codex (Codex CLI
     # rollout JSONL), gemini-cli (Gemini CLI session JSON), pi (pi session JSONL),
@@ -945,14 +955,16 @@ class Error(TypedDict):
     requestId: NotRequired[str]
 
 
-# Which configured model writes the `llm` summary. Keys and base URLs come only from
-# server configuration: any other field (baseURL, apiKey, url...) is a 400. Default:
-# SUMMARIZER_DEFAULT_PROVIDER.
+# Which configured model writes the `llm` summary, so only with `llm` in strategy (or in
+# COMPACTION_DEFAULT_STRATEGY when strategy is omitted): otherwise a 400 naming
+# body.summarizer. Keys and base URLs come only from server configuration: any other
+# field (baseURL, apiKey, url...) is a 400. Default: SUMMARIZER_DEFAULT_PROVIDER.
 class CompactRequestSummarizer(TypedDict):
-    # Summarizer provider; it must be configured on the server (its API key set).
+    # Summarizer provider. One without an API key on the server is no usable summarizer:
+    # the llm step falls back, with the reason in `fallbacks`.
     provider: Literal["openai", "anthropic"]
     # One of the models the server allows (SUMMARIZER_OPENAI_MODELS /
-    # SUMMARIZER_ANTHROPIC_MODELS). Default: the first one.
+    # SUMMARIZER_ANTHROPIC_MODELS); another is a 400. Default: the first one.
     model: NotRequired[str]
 
 
@@ -1006,8 +1018,10 @@ class CompactRequest(TypedDict):
     # Role of the summary message. Default user. With Anthropic, system/developer put it
     # in the top-level `system`.
     summaryRole: NotRequired[Literal["system", "developer", "user", "assistant"]]
-    # Which configured model writes the `llm` summary. Keys and base URLs come only from
-    # server configuration: any other field (baseURL, apiKey, url...) is a 400. Default:
+    # Which configured model writes the `llm` summary, so only with `llm` in strategy
+    # (or in COMPACTION_DEFAULT_STRATEGY when strategy is omitted): otherwise a 400
+    # naming body.summarizer. Keys and base URLs come only from server configuration:
+    # any other field (baseURL, apiKey, url...) is a 400. Default:
     # SUMMARIZER_DEFAULT_PROVIDER.
     summarizer: NotRequired[CompactRequestSummarizer]
     # Extra guidance for the summary (what to keep), for the llm strategy.
@@ -1291,8 +1305,13 @@ class EstimateResponse(TypedDict):
     # The model's maximum output tokens.
     maxOutputTokens: int
     # (contextLimit − systemReserve − outputReserve − safetyBuffer) × thresholdPercent.
+    # 0 when the server's default reserves fill the model's window (see thresholdNote).
     threshold: int
-    # totalTokens ≥ threshold.
+    # Present when threshold is 0 because the model's window is smaller than the
+    # server's default reserves (gpt-4's 8,192 < 11,000): the numbers, and what to give
+    # (smaller reserves, or targetTokens to /compact). The count is exact all the same.
+    thresholdNote: NotRequired[str]
+    # totalTokens ≥ threshold (always true when threshold is 0).
     shouldCompact: bool
     # Present when the requested method was unavailable and the heuristic was used
     # instead.
@@ -1303,7 +1322,8 @@ class EstimateResponse(TypedDict):
 class ImportRequest(TypedDict):
     # The log: the file's text as one string (JSON Lines or a JSON document, exactly as
     # the agent wrote it), or a JSON document (SWE-agent trajectory, Gemini CLI session)
-    # as a value. The whole body is limited to BODY_LIMIT_BYTES.
+    # as a value. Empty text, or text that is no log, is a 400 invalid_log. The whole
+    # body is limited to BODY_LIMIT_BYTES.
     log: Union[str, List[Any], Dict[str, Any]]
     # Which agent wrote it: claude-code (Claude Code session JSONL), codex (Codex CLI
     # rollout JSONL), gemini-cli (Gemini CLI session JSON), pi (pi session JSONL),

@@ -98,6 +98,9 @@ export function compactdPrepareStep<TOOLS extends ToolSet = ToolSet>(options: Co
         }),
       )
       if (!estimate.shouldCompact) return unchanged
+      // A model whose window compactd's default reserves fill (gpt-4) has no threshold to
+      // compact under: say so and what to give, rather than compact to nothing.
+      if (estimate.thresholdNote !== undefined) throw new Error(estimate.thresholdNote)
       const targetTokens = Math.max(1, Math.floor(estimate.threshold * targetRatio) - estimate.toolsTokens)
       const result = await unwrap(
         client.POST('/compact', {

@@ -2218,14 +2218,14 @@ export interface components {
              * @enum {string}
              */
             summaryRole?: "system" | "developer" | "user" | "assistant";
-            /** @description Which configured model writes the `llm` summary. Keys and base URLs come only from server configuration: any other field (baseURL, apiKey, url...) is a 400. Default: SUMMARIZER_DEFAULT_PROVIDER. */
+            /** @description Which configured model writes the `llm` summary, so only with `llm` in strategy (or in COMPACTION_DEFAULT_STRATEGY when strategy is omitted): otherwise a 400 naming body.summarizer. Keys and base URLs come only from server configuration: any other field (baseURL, apiKey, url...) is a 400. Default: SUMMARIZER_DEFAULT_PROVIDER. */
             summarizer?: {
                 /**
-                 * @description Summarizer provider; it must be configured on the server (its API key set).
+                 * @description Summarizer provider. One without an API key on the server is no usable summarizer: the llm step falls back, with the reason in `fallbacks`.
                  * @enum {string}
                  */
                 provider: "openai" | "anthropic";
-                /** @description One of the models the server allows (SUMMARIZER_OPENAI_MODELS / SUMMARIZER_ANTHROPIC_MODELS). Default: the first one. */
+                /** @description One of the models the server allows (SUMMARIZER_OPENAI_MODELS / SUMMARIZER_ANTHROPIC_MODELS); another is a 400. Default: the first one. */
                 model?: string;
             };
             /** @description Extra guidance for the summary (what to keep), for the llm strategy. */
@@ -2659,9 +2659,11 @@ export interface components {
             contextLimit: number;
             /** @description The model's maximum output tokens. */
             maxOutputTokens: number;
-            /** @description (contextLimit − systemReserve − outputReserve − safetyBuffer) × thresholdPercent. */
+            /** @description (contextLimit − systemReserve − outputReserve − safetyBuffer) × thresholdPercent. 0 when the server's default reserves fill the model's window (see thresholdNote). */
             threshold: number;
-            /** @description totalTokens ≥ threshold. */
+            /** @description Present when threshold is 0 because the model's window is smaller than the server's default reserves (gpt-4's 8,192 < 11,000): the numbers, and what to give (smaller reserves, or targetTokens to /compact). The count is exact all the same. */
+            thresholdNote?: string;
+            /** @description totalTokens ≥ threshold (always true when threshold is 0). */
             shouldCompact: boolean;
             /** @description Present when the requested method was unavailable and the heuristic was used instead. */
             fallback?: {
@@ -2677,7 +2679,7 @@ export interface components {
          *     }
          */
         ImportRequestInput: {
-            /** @description The log: the file's text as one string (JSON Lines or a JSON document, exactly as the agent wrote it), or a JSON document (SWE-agent trajectory, Gemini CLI session) as a value. The whole body is limited to BODY_LIMIT_BYTES. */
+            /** @description The log: the file's text as one string (JSON Lines or a JSON document, exactly as the agent wrote it), or a JSON document (SWE-agent trajectory, Gemini CLI session) as a value. Empty text, or text that is no log, is a 400 invalid_log. The whole body is limited to BODY_LIMIT_BYTES. */
             log: string | unknown[] | {
                 [key: string]: unknown;
             };
@@ -3593,14 +3595,14 @@ export interface components {
              * @enum {string}
              */
             summaryRole?: "system" | "developer" | "user" | "assistant";
-            /** @description Which configured model writes the `llm` summary. Keys and base URLs come only from server configuration: any other field (baseURL, apiKey, url...) is a 400. Default: SUMMARIZER_DEFAULT_PROVIDER. */
+            /** @description Which configured model writes the `llm` summary, so only with `llm` in strategy (or in COMPACTION_DEFAULT_STRATEGY when strategy is omitted): otherwise a 400 naming body.summarizer. Keys and base URLs come only from server configuration: any other field (baseURL, apiKey, url...) is a 400. Default: SUMMARIZER_DEFAULT_PROVIDER. */
             summarizer?: {
                 /**
-                 * @description Summarizer provider; it must be configured on the server (its API key set).
+                 * @description Summarizer provider. One without an API key on the server is no usable summarizer: the llm step falls back, with the reason in `fallbacks`.
                  * @enum {string}
                  */
                 provider: "openai" | "anthropic";
-                /** @description One of the models the server allows (SUMMARIZER_OPENAI_MODELS / SUMMARIZER_ANTHROPIC_MODELS). Default: the first one. */
+                /** @description One of the models the server allows (SUMMARIZER_OPENAI_MODELS / SUMMARIZER_ANTHROPIC_MODELS); another is a 400. Default: the first one. */
                 model?: string;
             };
             /** @description Extra guidance for the summary (what to keep), for the llm strategy. */
@@ -4034,9 +4036,11 @@ export interface components {
             contextLimit: number;
             /** @description The model's maximum output tokens. */
             maxOutputTokens: number;
-            /** @description (contextLimit − systemReserve − outputReserve − safetyBuffer) × thresholdPercent. */
+            /** @description (contextLimit − systemReserve − outputReserve − safetyBuffer) × thresholdPercent. 0 when the server's default reserves fill the model's window (see thresholdNote). */
             threshold: number;
-            /** @description totalTokens ≥ threshold. */
+            /** @description Present when threshold is 0 because the model's window is smaller than the server's default reserves (gpt-4's 8,192 < 11,000): the numbers, and what to give (smaller reserves, or targetTokens to /compact). The count is exact all the same. */
+            thresholdNote?: string;
+            /** @description totalTokens ≥ threshold (always true when threshold is 0). */
             shouldCompact: boolean;
             /** @description Present when the requested method was unavailable and the heuristic was used instead. */
             fallback?: {
@@ -4052,7 +4056,7 @@ export interface components {
          *     }
          */
         ImportRequest: {
-            /** @description The log: the file's text as one string (JSON Lines or a JSON document, exactly as the agent wrote it), or a JSON document (SWE-agent trajectory, Gemini CLI session) as a value. The whole body is limited to BODY_LIMIT_BYTES. */
+            /** @description The log: the file's text as one string (JSON Lines or a JSON document, exactly as the agent wrote it), or a JSON document (SWE-agent trajectory, Gemini CLI session) as a value. Empty text, or text that is no log, is a 400 invalid_log. The whole body is limited to BODY_LIMIT_BYTES. */
             log: string | unknown[] | {
                 [key: string]: unknown;
             };

@@ -161,7 +161,9 @@ export async function estimateCommand(argv: string[], io: Io): Promise<number> {
   }
   io.stdout.write(
     `${n(result.totalTokens)} tokens in ${n(result.perMessage.length)} messages (${result.model}${result.modelKnown ? '' : ', unknown model'}; ${result.method}${result.encoding ? ` ${result.encoding}` : ''}${result.safetyMargin !== 1 ? `, ×${result.safetyMargin} margin` : ''})\n` +
-      `context ${n(result.contextLimit)}, compaction threshold ${n(result.threshold)}: ${result.shouldCompact ? 'over it, compact now' : `${n(result.threshold - result.totalTokens)} tokens to go`}\n` +
+      (result.thresholdNote !== undefined
+        ? `context ${n(result.contextLimit)}, compaction threshold 0: ${result.thresholdNote}\n`
+        : `context ${n(result.contextLimit)}, compaction threshold ${n(result.threshold)}: ${result.shouldCompact ? 'over it, compact now' : `${n(result.threshold - result.totalTokens)} tokens to go`}\n`) +
       (result.fallback ? `note: ${result.fallback.from} unavailable (${result.fallback.reason}); counted with ${result.method}\n` : ''),
   )
   return 0

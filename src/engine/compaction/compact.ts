@@ -36,6 +36,8 @@ export interface CompactInput {
   counter: import('../tokens/count.ts').TokenCounter
   /** The llm strategy's summarizer, when the server has one configured. */
   llm?: Summarizer
+  /** Without `llm`: why there is none, for the `llm` fallback's reason (default: none is configured). */
+  llmUnavailable?: string
   signal?: AbortSignal
   /** Clock for durationMs (tests). */
   now?: () => number
@@ -212,7 +214,7 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
       const originalTask = headInstruction?.kind === 'instruction' ? headInstruction.text : ''
       const previous = [...layout.events].reverse().find((e) => e.kind === 'earlier-summary')
       const outcome = await summarizeWithFallbacks(
-        summarizerChain(options.strategy, input.llm, fallbacks),
+        summarizerChain(options.strategy, input.llm, fallbacks, input.llmUnavailable),
         {
           // Earlier summaries reach the summarizer as facts.earlier and previousSummary, not as messages.
           messages: inRange.filter((si) => !earlierSegment(si)).flatMap((si) => segments[si]!.messages),

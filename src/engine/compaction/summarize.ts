@@ -6,10 +6,13 @@
 import { rulesSummarizer } from './summarizers/rules.ts'
 import { truncateSummarizer } from './summarizers/truncate.ts'
 import { detectSummaryRound } from './summary-format.ts'
-import { SummarizerError, type FallbackRecord, type StrategyName, type Summarizer, type SummaryRequest, type SummaryResult } from './types.ts'
+import { NO_LLM_SUMMARIZER, SummarizerError, type FallbackRecord, type StrategyName, type Summarizer, type SummaryRequest, type SummaryResult } from './types.ts'
 
-/** The summarizers to try, in order: the requested ones, then rules and truncate as fallbacks. */
-export function summarizerChain(strategy: readonly StrategyName[], llm: Summarizer | undefined, fallbacks: FallbackRecord[]): Summarizer[] {
+/**
+ * The summarizers to try, in order: the requested ones, then rules and truncate as
+ * fallbacks. Without `llm`, an `llm` step is recorded as unavailable with `llmUnavailable`.
+ */
+export function summarizerChain(strategy: readonly StrategyName[], llm: Summarizer | undefined, fallbacks: FallbackRecord[], llmUnavailable = NO_LLM_SUMMARIZER): Summarizer[] {
   const chain: Summarizer[] = []
   const add = (s: Summarizer) => {
     if (!chain.some((c) => c.name === s.name)) chain.push(s)
@@ -17,7 +20,7 @@ export function summarizerChain(strategy: readonly StrategyName[], llm: Summariz
   for (const name of strategy) {
     if (name === 'llm') {
       if (llm) add(llm)
-      else fallbacks.push({ strategy: 'llm', reason: 'unavailable: no LLM summarizer is configured on this server' })
+      else fallbacks.push({ strategy: 'llm', reason: `unavailable: ${llmUnavailable}` })
     } else if (name === 'rules') add(rulesSummarizer)
     else if (name === 'truncate') add(truncateSummarizer)
   }

@@ -65,6 +65,9 @@ export interface SummaryResult {
   overflow?: { text: string; priority: number }[]
 }
 
+/** Why there is no llm summarizer, when the caller does not say (a fallback's reason after `unavailable: `). */
+export const NO_LLM_SUMMARIZER = 'no LLM summarizer is configured on this server'
+
 /** A summarizer failure that moves the chain to the next strategy. */
 export class SummarizerError extends Error {
   override readonly name = 'SummarizerError'
