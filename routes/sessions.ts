@@ -216,11 +216,21 @@ const summarySchema = z
   })
   .meta({ id: 'SessionSummary', example: summaryExample })
 
+const putSummaryResponse = summarySchema
+  .extend({
+    continuationCarriedOver: z
+      .array(z.enum(['currentTask', 'completedSteps', 'pendingSteps', 'keyDecisions', 'relevantFiles']))
+      .describe(
+        'Continuation fields your text did not state (no "Current task:", "Completed:", "Pending:", "Key decisions:" or "Relevant files:" line), so they were carried over from the version you replaced and added to its `## Continuation` block. Empty when you stated them all. To clear a field, state it as none, e.g. "Current task: none".',
+      ),
+  })
+  .meta({ id: 'PutSessionSummaryResponse', example: { ...summaryExample, source: 'manual', continuationCarriedOver: [] } })
+
 const putSummaryBody = z
   .strictObject({
     content: storable(z.string().max(4_000_000))
       .describe(
-        'The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one take the time of the newest dated item (the update\'s time when none has one). Must fit the session\'s summaryBudget.',
+        'The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one take the time of the newest dated item (the update\'s time when none has one). Continuation fields it does not state are carried over from the version it replaces (see continuationCarriedOver). Must fit the session\'s summaryBudget.',
       ),
     baseVersion: z
       .int()
@@ -410,7 +420,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
       summary: 'Replace the summary by hand (a new version; compare-and-set on baseVersion)',
       params,
       body: putSummaryBody,
-      response: { 200: summarySchema, 409: errorResponseSchema, 422: errorResponseSchema, ...errors },
+      response: { 200: putSummaryResponse, 409: errorResponseSchema, 422: errorResponseSchema, ...errors },
     },
     handler: async (req) => app.sessions.putSummary(req.tenant.tenantId, req.params.id, req.body),
   })

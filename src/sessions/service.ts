@@ -24,7 +24,16 @@ import type { Database } from '../db/schema.ts'
 import { CompactionError } from '../engine/compaction/compact.ts'
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type StrategyName } from '../engine/compaction/types.ts'
 import { CREATED_INDEX, isSystemLike, parseConversation, type CanonicalMessage, type MessageFormat } from '../engine/messages/index.ts'
-import { continuationOf, parseSummary, planWindowEviction, renderContinuationPrompt, sessionExchanges, type Continuation } from '../engine/sessions/index.ts'
+import {
+  continuationOf,
+  parseSummary,
+  planWindowEviction,
+  renderContinuationPrompt,
+  sessionExchanges,
+  withCarriedOverContinuation,
+  type Continuation,
+  type ContinuationField,
+} from '../engine/sessions/index.ts'
 import { messageTokens, type MessageCountCache, type TokenCounter } from '../engine/tokens/count.ts'
 import { ApiError } from '../errors.ts'
 import type { SummarizerRegistry } from '../providers/summarizer-clients.ts'
@@ -473,31 +482,41 @@ export class SessionService {
     return { status: 200, view }
   }
 
-  /** PUT /summary: a manual version. CAS: `baseVersion` (the version the caller read) must still be current. */
-  async putSummary(tenantId: string, sessionId: string, input: { content: string; baseVersion?: number }): Promise<SummaryView> {
+  /**
+   * PUT /summary: a manual version. CAS: `baseVersion` (the version the caller read) must
+   * still be current. Continuation fields the text does not state are carried over from
+   * the version it replaces (engine/sessions/manual-edit.ts) and listed in the answer.
+   */
+  async putSummary(tenantId: string, sessionId: string, input: { content: string; baseVersion?: number }): Promise<SummaryView & { continuationCarriedOver: ContinuationField[] }> {
     const session = await getSession(this.db, tenantId, sessionId)
     if (!session) throw notFound(sessionId)
     const counter = this.counterFor(session.settings)
-    const tokens = Math.ceil(counter.text(input.content) * counter.margin)
-    if (tokens > session.settings.summaryBudget) {
-      throw new ApiError(422, 'summary_over_budget', `the summary has ${tokens} tokens, over the session's budget of ${session.settings.summaryBudget}`, [
-        { path: 'body.content', message: `${tokens} tokens > summaryBudget ${session.settings.summaryBudget}` },
-      ])
-    }
     const conflict = (current: number) =>
       new ApiError(409, 'version_conflict', `the summary is at version ${current}, not ${input.baseVersion}: read it again and retry`, [{ path: 'body.baseVersion', message: `current version is ${current}` }], { currentVersion: current })
+    let carriedOver: ContinuationField[] = []
     try {
       await this.db.transaction().execute(async (trx) => {
-        const current = (await latestSummary(trx, tenantId, sessionId))?.version ?? 0
+        const latest = await latestSummary(trx, tenantId, sessionId)
+        const current = latest?.version ?? 0
         if (input.baseVersion !== undefined && input.baseVersion !== current) throw conflict(current)
-        await insertSummaryVersion(trx, tenantId, sessionId, { version: current + 1, content: input.content, tokens, source: 'manual' })
+        const written = withCarriedOverContinuation(input.content, latest?.content, Date.now())
+        carriedOver = written.carriedOver
+        // The budget holds for what is stored, carried-over fields included.
+        const tokens = Math.ceil(counter.text(written.content) * counter.margin)
+        if (tokens > session.settings.summaryBudget) {
+          const carried = carriedOver.length ? ` (with ${carriedOver.join(', ')} carried over from version ${current}; state them to replace them)` : ''
+          throw new ApiError(422, 'summary_over_budget', `the summary has ${tokens} tokens${carried}, over the session's budget of ${session.settings.summaryBudget}`, [
+            { path: 'body.content', message: `${tokens} tokens > summaryBudget ${session.settings.summaryBudget}` },
+          ])
+        }
+        await insertSummaryVersion(trx, tenantId, sessionId, { version: current + 1, content: written.content, tokens, source: 'manual' })
       })
     } catch (err) {
       // A concurrent writer (a background update) took the same version first.
       if (isUniqueViolation(err)) throw conflict((await latestSummary(this.db, tenantId, sessionId))?.version ?? 0)
       throw err
     }
-    return (await this.getSummary(tenantId, sessionId)).view
+    return { ...(await this.getSummary(tenantId, sessionId)).view, continuationCarriedOver: carriedOver }
   }
 
   /** POST /summary/refresh: queue an update now, at high priority. */

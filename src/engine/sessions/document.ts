@@ -158,7 +158,8 @@ export function renderItem(item: SummaryItem, n: number, section: SectionKey, me
   return `${n}. ${oneLine(item.text)}${label ? ` (${label})` : ''}${meta ? ` ${itemMeta(item)}` : ''}`
 }
 
-function renderContinuationSection(c: Continuation): string | undefined {
+/** The continuation block's lines for the fields that have content (no heading). */
+export function renderContinuationLines(c: Continuation): string[] {
   const out: string[] = []
   if (c.currentTask) out.push(`Current task: ${oneLine(c.currentTask)}`)
   const list = (label: string, xs: string[]) => {
@@ -168,6 +169,11 @@ function renderContinuationSection(c: Continuation): string | undefined {
   list('Pending', c.pendingSteps)
   list('Key decisions', c.keyDecisions)
   if (c.relevantFiles.length) out.push(`Relevant files: ${c.relevantFiles.join(', ')}`)
+  return out
+}
+
+function renderContinuationSection(c: Continuation): string | undefined {
+  const out = renderContinuationLines(c)
   return out.length ? `## ${CONTINUATION_TITLE}\n${out.join('\n')}` : undefined
 }
 
@@ -190,7 +196,7 @@ export function renderSummary(doc: SummaryDocument, opts: { meta?: boolean } = {
 // ---------------------------------------------------------------------------
 // Parsing (own output, hand-written and LLM-written summaries)
 
-type Block = SectionKey | 'continuation' | 'other'
+export type Block = SectionKey | 'continuation' | 'other'
 
 function blockOf(title: string): Block {
   const t = title.toLowerCase().replace(/[*_`:#[\]]/g, ' ').replace(/\s+/g, ' ').trim()
@@ -201,14 +207,25 @@ function blockOf(title: string): Block {
   return 'other'
 }
 
+/** The block a heading line opens (`## Yesterday`, `[Previous Session Context]`), or undefined for any other line. */
+export function headingBlock(line: string): Block | undefined {
+  const heading = /^\s*#{1,6}\s*(.+?)\s*#*\s*$/.exec(line) ?? /^\s*\[(previous session context)\]\s*$/i.exec(line)
+  return heading ? blockOf(heading[1]!) : undefined
+}
+
 const LIST_RE = /^\s*(?:\d+[.)]|[-*+•])\s+(.*)$/
+/** A line that is only an ellipsis (an example's "…", a model's "..."): it says nothing. */
+const ELLIPSIS_RE = /^\s*(?:(?:\d+[.)]|[-*+•])\s+)?(?:…|\.{3})\s*$/
 const META_RE = /\s*<!--(.*?)-->\s*$/
 const TRAIL_RE = /\s*\(([^()]*)\)\s*$/
 const TOKENS_RE = /~?\s*([\d.,]+)\s*(k)?\s*tokens?/i
 const STAMP_RE = /(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)Z?/
 
 type ContField = 'completedSteps' | 'pendingSteps' | 'keyDecisions' | 'relevantFiles'
-const CONT_LABELS: [RegExp, 'currentTask' | ContField][] = [
+/** A continuation field by its key. */
+export type ContinuationField = keyof Continuation
+export const CONTINUATION_FIELDS: readonly ContinuationField[] = ['currentTask', 'completedSteps', 'pendingSteps', 'keyDecisions', 'relevantFiles']
+const CONT_LABELS: [RegExp, ContinuationField][] = [
   [/^(current task|task|working on)$/, 'currentTask'],
   [/^(completed( steps)?|done)$/, 'completedSteps'],
   [/^(pending( steps)?|next( steps)?|todo|remaining)$/, 'pendingSteps'],
@@ -287,8 +304,17 @@ function splitInline(value: string, field: ContField): string[] {
  * makes an old session look active today (items age against that activity, fit.ts).
  */
 export function parseSummary(text: string, now: string | number | Date): SummaryDocument {
+  return readSummary(text, now).doc
+}
+
+/**
+ * parseSummary, and which continuation fields the text states by their label ("Current
+ * task: none" states that there is none; a field without its label line is not stated).
+ */
+export function readSummary(text: string, now: string | number | Date): { doc: SummaryDocument; stated: Set<ContinuationField> } {
   const nowIso = iso(toMs(now))
   const doc = emptySummary()
+  const stated = new Set<ContinuationField>()
   let block: Block = 'other'
   let field: ContField | undefined
   let last: SummaryItem | undefined
@@ -300,10 +326,10 @@ export function parseSummary(text: string, now: string | number | Date): Summary
   }
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trimEnd()
-    if (!line.trim()) continue
-    const heading = /^\s*#{1,6}\s*(.+?)\s*#*\s*$/.exec(line) ?? /^\s*\[(previous session context)\]\s*$/i.exec(line)
+    if (!line.trim() || ELLIPSIS_RE.test(line)) continue
+    const heading = headingBlock(line)
     if (heading) {
-      block = blockOf(heading[1]!)
+      block = heading
       field = undefined
       last = undefined
       continue
@@ -312,6 +338,7 @@ export function parseSummary(text: string, now: string | number | Date): Summary
       const m = /^\s*(?:[-*]\s+)?\**([A-Za-z][A-Za-z ]*?)\**\s*:\s*(.*)$/.exec(line)
       const label = m ? CONT_LABELS.find(([re]) => re.test(m[1]!.toLowerCase().trim()))?.[1] : undefined
       if (m && label) {
+        stated.add(label)
         if (label === 'currentTask') {
           const task = oneLine(m[2]!)
           doc.continuation.currentTask = /^(none|n\/a|-)$/i.test(task) ? '' : task
@@ -344,7 +371,7 @@ export function parseSummary(text: string, now: string | number | Date): Summary
     for (const item of items) if (UNDATED.has(item)) item.at = newest
   }
   for (const key of SECTION_KEYS) sortByTime(doc.sections[key])
-  return doc
+  return { doc, stated }
 }
 
 /** Oldest first. */

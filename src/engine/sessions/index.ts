@@ -9,6 +9,7 @@
  *   items.ts         an exchange → its summary items (what happened, ranked on facts/importance.ts via rank.ts)
  *   earlier.ts       an earlier compaction summary in an exchange → items, section by section
  *   continuation.ts  seed 003's continuation fields and their prompt text
+ *   manual-edit.ts   a hand-written version keeps the continuation fields it does not state
  *   fit.ts           aging (pinned items: the original task, standing constraints, never aged out), compression, the hard budget
  *   update.ts        updateSummary / ageSummary: the above in order
  *   prompt.ts        llm mode: the background agent's prompt
@@ -23,6 +24,7 @@ export {
   SECTION_KEYS,
   SECTION_TITLES,
   type Continuation,
+  type ContinuationField,
   type Importance,
   type ItemKind,
   type ItemPin,
@@ -33,6 +35,7 @@ export {
 export { EXCHANGE_MAX_UNITS, exchangeTime, groupExchanges, sessionExchanges, type Exchange } from './exchanges.ts'
 export { summarizeExchange } from './items.ts'
 export { continuationOf, renderContinuationPrompt } from './continuation.ts'
+export { withCarriedOverContinuation, type ManualSummary } from './manual-edit.ts'
 export {
   DEFAULT_SUMMARY_BUDGET_TOKENS,
   SECTION_TEXT_CHARS,
