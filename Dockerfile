@@ -3,11 +3,13 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci
-COPY tsconfig.json ./
+# --ignore-scripts: `prepare` builds, which needs the sources copied below.
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.lib.json ./
 COPY src ./src
 COPY routes ./routes
 COPY migrations ./migrations
+COPY ui ./ui
 RUN npm run build
 
 # Runtime stage: production dependencies and the bundle only, as a non-root user.
@@ -15,7 +17,7 @@ FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 PGLITE_DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -4,6 +4,10 @@
  * validation problems with their paths.
  */
 import { z } from 'zod'
+import { CompactionError } from './engine/compaction/verify.ts'
+import { ImportError } from './engine/import/types.ts'
+import { MessageFormatError } from './engine/messages/errors.ts'
+import { SummarizerSelectionError } from './providers/summarizer-clients.ts'
 
 export interface ErrorIssue {
   path: string
@@ -56,3 +60,50 @@ export const standardErrorResponses = {
   500: errorResponseSchema,
   503: errorResponseSchema,
 } as const
+
+/** A failure the caller can act on, described once for the HTTP layer and the in-process library alike. */
+export interface DescribedError {
+  statusCode: number
+  code: string
+  message: string
+  issues?: ErrorIssue[]
+  /** Extra fields of the error body (e.g. the token numbers of a 422). */
+  details?: Record<string, unknown>
+  headers?: Record<string, string>
+}
+
+/**
+ * The caller's mistake (or an unreachable budget) behind `err`, or undefined for anything
+ * unexpected. Paths are those of the HTTP API (`body.summarizer.model`, `messages[3].role`).
+ */
+export function describeError(err: unknown): DescribedError | undefined {
+  if (err instanceof ApiError) {
+    return {
+      statusCode: err.statusCode,
+      code: err.code,
+      message: err.message,
+      ...(err.issues ? { issues: err.issues } : {}),
+      ...(err.details ? { details: err.details } : {}),
+      ...(err.headers ? { headers: err.headers } : {}),
+    }
+  }
+  if (err instanceof MessageFormatError) return { statusCode: 400, code: 'invalid_messages', message: err.message, issues: [{ path: err.field, message: err.reason }] }
+  if (err instanceof CompactionError) {
+    // The numbers (targetTokens, minimumTokens, ...) let the caller pick a reachable target.
+    if (err.code === 'budget_unreachable') return { statusCode: 422, code: err.code, message: err.message, details: err.details }
+    const problems = Array.isArray(err.details.problems) ? (err.details.problems as { index: number; callId: string; problem: string }[]) : []
+    return {
+      statusCode: 400,
+      code: err.code,
+      message: err.message,
+      issues: problems.map((p) => ({ path: `messages[${p.index}]`, message: `${p.problem} (tool call id ${p.callId})` })),
+    }
+  }
+  if (err instanceof SummarizerSelectionError) {
+    return { statusCode: 400, code: 'invalid_summarizer', message: err.message, issues: [{ path: `body.summarizer.${err.field}`, message: err.message }] }
+  }
+  if (err instanceof ImportError) {
+    return { statusCode: 400, code: 'invalid_log', message: err.message, issues: [{ path: `body.${err.field}`, message: err.message.replace(/^\w+: /, '') }] }
+  }
+  return undefined
+}

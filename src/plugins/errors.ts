@@ -9,10 +9,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
 import { isDatabaseUnavailable } from '../db/database.ts'
-import { ApiError, type ErrorIssue } from '../errors.ts'
-import { MessageFormatError } from '../engine/messages/errors.ts'
-import { CompactionError } from '../engine/compaction/compact.ts'
-import { SummarizerSelectionError } from '../providers/summarizer-clients.ts'
+import { describeError, type ErrorIssue } from '../errors.ts'
 import { PRE_ROUTING_HEADERS } from './security-headers.ts'
 import { lingerOverOversizedBody } from './input-guards.ts'
 
@@ -118,42 +115,14 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
         requestId,
       })
     }
-    if (err instanceof MessageFormatError) {
-      return reply.code(400).send({
-        error: 'invalid_messages',
-        message: err.message,
-        issues: [{ path: err.field, message: err.reason }],
-        requestId,
-      })
-    }
-    if (err instanceof CompactionError) {
-      if (err.code === 'budget_unreachable') {
-        // The numbers (targetTokens, minimumTokens, ...) let the caller pick a reachable target.
-        return reply.code(422).send({ error: err.code, message: err.message, ...err.details, requestId })
-      }
-      const problems = Array.isArray(err.details.problems) ? (err.details.problems as { index: number; callId: string; problem: string }[]) : []
-      return reply.code(400).send({
-        error: err.code,
-        message: err.message,
-        issues: problems.map((p) => ({ path: `messages[${p.index}]`, message: `${p.problem} (tool call id ${p.callId})` })),
-        requestId,
-      })
-    }
-    if (err instanceof SummarizerSelectionError) {
-      return reply.code(400).send({
-        error: 'invalid_summarizer',
-        message: err.message,
-        issues: [{ path: `body.summarizer.${err.field}`, message: err.message }],
-        requestId,
-      })
-    }
-    if (err instanceof ApiError) {
-      if (err.headers) reply.headers(err.headers)
-      return reply.code(err.statusCode).send({
-        error: err.code,
-        message: err.message,
-        ...(err.issues ? { issues: err.issues } : {}),
-        ...err.details,
+    const described = describeError(err)
+    if (described) {
+      if (described.headers) reply.headers(described.headers)
+      return reply.code(described.statusCode).send({
+        error: described.code,
+        message: described.message,
+        ...(described.issues ? { issues: described.issues } : {}),
+        ...described.details,
         requestId,
       })
     }

@@ -31,7 +31,8 @@ export const UI_CSP = [
 
 /** dist/ui next to the bundled server (dist/server.js), or under the repository when run from sources. */
 export function uiBuildDir(): string | undefined {
-  for (const rel of ['./ui/', '../../dist/ui/']) {
+  // dist/server.js, or a shared chunk under dist/chunks/ (the build splits code), or src/plugins/.
+  for (const rel of ['./ui/', '../ui/', '../../dist/ui/']) {
     const dir = fileURLToPath(new URL(rel, import.meta.url))
     if (fs.existsSync(`${dir}app.js`)) return dir
   }

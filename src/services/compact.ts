@@ -158,6 +158,17 @@ function checkKeepRecent(input: CompactRequest): void {
 }
 
 /**
+ * The request's checks that need no storage, and the llm strategy's provider client when it
+ * asks for one (POST /compact and the in-process library alike).
+ */
+export function checkedSummarizer(config: Config, registry: SummarizerRegistry, input: CompactRequest): SummarizerClient | undefined {
+  checkKeepRecent(input)
+  const strategy = strategyList(input.strategy, config)
+  checkSummarizerUse(input, strategy)
+  return strategy.includes('llm') ? pickSummarizer(registry, input.summarizer) : undefined
+}
+
+/**
  * POST /compact: the request checked, the session's round read, the CPU part
  * (computeCompaction) run in the compute pool (on the event loop: small bodies of ordinary
  * text), then the checkpoint stored. With the llm strategy the provider client stays here
@@ -165,10 +176,7 @@ function checkKeepRecent(input: CompactRequest): void {
  */
 export async function compactConversation(ctx: CompactContext, input: CompactRequest): Promise<CompactResponse> {
   const { config } = ctx
-  checkKeepRecent(input)
-  const strategy = strategyList(input.strategy, config)
-  checkSummarizerUse(input, strategy)
-  const llm = strategy.includes('llm') ? pickSummarizer(ctx.summarizers, input.summarizer) : undefined
+  const llm = checkedSummarizer(config, ctx.summarizers, input)
   const previousRound = input.sessionId ? await latestRound(ctx.db, ctx.tenantId, input.sessionId) : undefined
   const task: CompactTaskInput = { request: input, ...(previousRound ? { previousRound } : {}) }
   const computed = !ctx.compute

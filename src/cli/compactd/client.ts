@@ -6,6 +6,8 @@ export const DEFAULT_URL = 'http://127.0.0.1:3000'
 export interface Server {
   url: string
   apiKey?: string
+  /** What to tell the user when the service cannot be reached (default: start it, or run in-process). */
+  unreachableHint?: string
 }
 
 export interface ServerReply<T> {
@@ -47,7 +49,7 @@ export async function request<T>(server: Server, method: 'GET' | 'POST', path: s
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause
     const why = cause?.code ?? cause?.message ?? (err as Error).message
-    throw new CliError(`cannot reach ${server.url} (${why}); start the service (npm start), or run in-process without --url / COMPACTD_URL`)
+    throw new CliError(`cannot reach ${server.url} (${why}); ${server.unreachableHint ?? 'start the service (npm start), or run in-process without --url / COMPACTD_URL'}`)
   }
   const text = await res.text()
   let parsed: unknown

@@ -6,16 +6,11 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { loadConfig, type Config } from '../../config.ts'
-import { llmSummarizer } from '../../engine/compaction/summarizers/llm.ts'
 import { isRecord } from '../../engine/messages/adapter.ts'
 import { MESSAGE_FORMATS, type MessageFormat } from '../../engine/messages/canonical.ts'
 import { MessageFormatError, parseConversation, serializeConversation } from '../../engine/messages/index.ts'
 import { documentLayout, IMPORT_SOURCES, ImportError, importLog, type ImportResult, type ImportScope, type ImportSource } from '../../engine/import/index.ts'
-import { anthropicTokenCounter } from '../../providers/anthropic-count.ts'
-import { createSummarizerClients } from '../../providers/summarizer-clients.ts'
-import { computeCompaction, type CompactRequest, type CompactResponse } from '../../services/compact.ts'
-import { estimate, type EstimateInput, type EstimateResult } from '../../services/estimate.ts'
+import { compact, estimate, type CompactRequest, type CompactResponse, type EstimateInput, type EstimateResult } from '../../index.ts'
 import { CliError, UsageError, choiceFlag, intFlag, parseArgs, type ParsedArgs } from './args.ts'
 import { request, serverFrom, type Server } from './client.ts'
 import { LARGE_FILE_BYTES, logFiles, progress, readInput, writeOutput, type Io } from './io.ts'
@@ -102,10 +97,6 @@ export function reportImport(io: Io, name: string, r: ImportResult): void {
   if (skippedLines > shown.length) io.stderr.write(`  … and ${skippedLines - shown.length} more\n`)
 }
 
-function config(): Config {
-  return loadConfig(process.env)
-}
-
 function formatFlag(args: ParsedArgs): MessageFormat | undefined {
   return choiceFlag(args, 'format', MESSAGE_FORMATS)
 }
@@ -150,10 +141,7 @@ export async function estimateCommand(argv: string[], io: Io): Promise<number> {
   }
   let result: EstimateResult
   if (server) result = (await request<EstimateResult>(server, 'POST', '/estimate', body)).body
-  else {
-    const cfg = config()
-    result = await estimate(cfg, body, anthropicTokenCounter(cfg))
-  }
+  else result = await estimate(body, { config: process.env })
   if (conv.imported) reportImport(io, input.name, conv.imported)
   if (args.booleans.has('json')) {
     writeOutput(JSON.stringify(result, null, 2), undefined, io)
@@ -218,13 +206,7 @@ export async function compactCommand(argv: string[], io: Io): Promise<number> {
   }
   let result: CompactResponse
   if (server) result = (await request<CompactResponse>(server, 'POST', '/compact', body)).body
-  else {
-    const cfg = config()
-    const registry = createSummarizerClients(cfg)
-    const wantsLlm = (strategy === undefined ? cfg.COMPACTION_DEFAULT_STRATEGY : [strategy].flat()).includes('llm')
-    const llm = wantsLlm && registry.defaultProvider !== undefined ? llmSummarizer(registry.get()) : undefined
-    result = (await computeCompaction(cfg, { request: body }, { ...(llm ? { llm } : {}) })).response
-  }
+  else result = await compact(body, { config: process.env })
   const out = args.booleans.has('messages') ? (result.system !== undefined ? { system: result.system, messages: result.messages } : result.messages) : result
   writeOutput(JSON.stringify(out, null, 2), args.values.get('out'), io)
   if (conv.imported) reportImport(io, input.name, conv.imported)

@@ -15,8 +15,6 @@
  * non-blocking error); nothing to do is exit 0.
  */
 import fs from 'node:fs'
-import { importLog } from '../../engine/import/index.ts'
-import { isRecord } from '../../engine/messages/adapter.ts'
 import type { CompactResponse } from '../../services/compact.ts'
 import { CliError, UsageError, intFlag, parseArgs } from './args.ts'
 import { DEFAULT_URL, request, serverFrom, type Server } from './client.ts'
@@ -36,6 +34,8 @@ interface HookInput {
   source?: string
 }
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
 async function readHookInput(io: Io, needs: 'transcript_path' | 'source'): Promise<HookInput> {
   if (io.stdin.isTTY) throw new CliError("expects the hook's JSON on stdin (Claude Code sends it); see docs/integrations.md")
   let text = ''
@@ -53,8 +53,16 @@ async function readHookInput(io: Io, needs: 'transcript_path' | 'source'): Promi
   return value as unknown as HookInput
 }
 
+/**
+ * A hook cannot run in-process (the checkpoint lives in the service), so when the service is
+ * down it says what to start; its exit code 1 is a non-blocking error: Claude Code carries on.
+ */
 function hookServer(url: string | undefined): Server {
-  return serverFrom(url, process.env, DEFAULT_URL)!
+  const server = serverFrom(url, process.env, DEFAULT_URL)!
+  return {
+    ...server,
+    unreachableHint: `the hook needs the compactd service there: start it (\`npm start\` in the compactd directory, or \`docker run -p 3000:3000 compactd\`), or set COMPACTD_URL to where it runs; Claude Code carries on without compactd`,
+  }
 }
 
 export async function hookCommand(argv: string[], io: Io): Promise<number> {
@@ -81,6 +89,8 @@ async function preCompact(io: Io, server: Server, target: number, modelFlag: str
   } catch (err) {
     throw new CliError(`transcript_path ${file}: ${fsReason(err)}`)
   }
+  // Loaded here, not at start-up: session-start never needs the importer.
+  const { importLog } = await import('../../engine/import/index.ts')
   const imported = importLog(text, { source: 'claude-code', format: 'anthropic', scope: 'current' })
   if (imported.messages.length === 0) {
     io.stderr.write(`compactd: no checkpoint: the transcript holds no messages\n`)

@@ -4,14 +4,7 @@
  * non-zero exit: 1 for bad input or a refused request, 2 for a usage mistake.
  */
 import { createRequire } from 'node:module'
-import { ConfigError } from '../../config.ts'
-import { CompactionError } from '../../engine/compaction/verify.ts'
-import { ImportError } from '../../engine/import/index.ts'
-import { MessageFormatError } from '../../engine/messages/errors.ts'
-import { ApiError } from '../../errors.ts'
 import { CliError, UsageError } from './args.ts'
-import { compactCommand, estimateCommand, importCommand } from './commands.ts'
-import { hookCommand } from './hooks.ts'
 import type { Io } from './io.ts'
 
 export const HELP = `compactd: keep LLM agents inside their context window
@@ -73,33 +66,53 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case '-v':
         io.stdout.write(`${version()}\n`)
         return 0
+      // Each command loads only what it uses: a hook runs on every compaction, and the
+      // engine, the provider SDKs and the tokenizer tables take most of a start-up.
       case 'estimate':
-        return await estimateCommand(rest, io)
+        return await (await import('./commands.ts')).estimateCommand(rest, io)
       case 'compact':
-        return await compactCommand(rest, io)
+        return await (await import('./commands.ts')).compactCommand(rest, io)
       case 'import':
-        return await importCommand(rest, io)
+        return await (await import('./commands.ts')).importCommand(rest, io)
       case 'hook':
-        return await hookCommand(rest, io)
+        return await (await import('./hooks.ts')).hookCommand(rest, io)
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}; expected estimate, compact, import or hook`)
     }
   } catch (err) {
-    return fail(err, io)
+    return await fail(err, io)
   }
 }
 
 /** One line on stderr, never a stack trace (COMPACTD_DEBUG=1 adds it for a bug). */
-function fail(err: unknown, io: Io): number {
+async function fail(err: unknown, io: Io): Promise<number> {
   const line = (s: string) => io.stderr.write(`compactd: ${s.replace(/\s*\n\s*/g, ' ')}\n`)
   if (err instanceof UsageError) {
     line(`${err.message} (compactd --help)`)
     return 2
   }
-  if (err instanceof CliError || err instanceof ImportError || err instanceof ConfigError) line(err.message)
+  if (err instanceof CliError) {
+    line(err.message)
+    return 1
+  }
+  // Loaded only now: a hook that fails to reach the service never pays for the engine.
+  const [{ ConfigError }, { CompactionError }, { ImportError }, { MessageFormatError }, { ApiError }, { CompactdError }] = await Promise.all([
+    import('../../config.ts'),
+    import('../../engine/compaction/verify.ts'),
+    import('../../engine/import/types.ts'),
+    import('../../engine/messages/errors.ts'),
+    import('../../errors.ts'),
+    import('../../index.ts'),
+  ])
+  if (err instanceof ImportError || err instanceof ConfigError) line(err.message)
   else if (err instanceof MessageFormatError) line(`invalid messages: ${err.message}`)
   else if (err instanceof CompactionError) line(`${err.code}: ${err.message}`)
-  else if (err instanceof ApiError) line(`${err.code}: ${err.message}`)
+  else if (err instanceof CompactdError) {
+    // The library's errors, worded as the engine's own (the in-process commands go through it).
+    if (err.code === 'invalid_messages') line(`invalid messages: ${err.message}`)
+    else if (err.code === 'invalid_log' || err.code === 'invalid_config') line(err.message)
+    else line(`${err.code}: ${err.message}`)
+  } else if (err instanceof ApiError) line(`${err.code}: ${err.message}`)
   else {
     line(`internal error: ${err instanceof Error ? err.message : String(err)}`)
     if (process.env.COMPACTD_DEBUG === '1' && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`)
