@@ -8,7 +8,6 @@
  * statements. Provider faults use the fake provider (test/fakes/fake-llm-provider.ts)
  * through the real SDKs.
  */
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -22,9 +21,9 @@ import { startFakeProvider, type FakeBehaviour, type FakeProvider } from './fake
 import { startDbProxy, type DbProxy } from './helpers/db-proxy.ts'
 import { createTestDatabase, defaultBackend, POSTGRES_SKIP_REASON, postgresAvailable, type TestDatabase } from './helpers/databases.ts'
 import { exchange, type Message } from './helpers/session-conversations.ts'
+import { ensureBuilt, startServer } from './helpers/service-process.ts'
 
 const pgOk = await postgresAvailable()
-const root = path.resolve(import.meta.dirname, '..')
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 /** The provider key: it must appear in no response and no log line. */
 const KEY = 'sk-fault-SECRET-4f1c9a7e2b0d'
@@ -612,33 +611,28 @@ t.test('pglite: the process killed (SIGKILL) in the middle of appends and of an 
   // The model is still writing the llm session's update when the process dies.
   fake.setDefault({ kind: 'ok', delayMs: 60_000, content: llmDocument('LLM-DOC') })
   const port = 20_000 + Math.floor(Math.random() * 20_000)
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH!,
-      PGLITE_DATA_DIR: dir,
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      WORKERS: '2',
-      WORKER_POLL_MS: '20',
-      LEASE_MS: '1000',
-      RATE_LIMIT_MAX: '1000000',
-      OPENAI_API_KEY: KEY,
-      OPENAI_BASE_URL: fake.openaiBaseURL,
-      SUMMARIZER_OPENAI_MODELS: MODEL,
-      PROVIDER_MAX_RETRIES: '0',
-      PROVIDER_TIMEOUT_MS: '120000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  await ensureBuilt()
+  const server = startServer({
+    PGLITE_DATA_DIR: dir,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    WORKERS: '2',
+    WORKER_POLL_MS: '20',
+    LEASE_MS: '1000',
+    RATE_LIMIT_MAX: '1000000',
+    OPENAI_API_KEY: KEY,
+    OPENAI_BASE_URL: fake.openaiBaseURL,
+    SUMMARIZER_OPENAI_MODELS: MODEL,
+    PROVIDER_MAX_RETRIES: '0',
+    PROVIDER_TIMEOUT_MS: '120000',
   })
-  let output = ''
-  child.stdout!.on('data', (d) => (output += d))
-  child.stderr!.on('data', (d) => (output += d))
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  const child = server.child
+  const output = () => server.output()
+  const exited = server.exited
   t.teardown(() => void child.kill('SIGKILL'))
   const base = `http://127.0.0.1:${port}`
   await waitFor('the server', async () => ((await fetch(`${base}/healthz`)).ok ? true : undefined), 60_000).catch((err) => {
-    t.comment(output)
+    t.comment(output())
     throw err
   })
   const call = (method: string, url: string, body?: unknown, key?: string) =>
@@ -673,7 +667,9 @@ t.test('pglite: the process killed (SIGKILL) in the middle of appends and of an 
   await exited
   const ok = jobs.filter((j) => j.status === 200)
   const lost = jobs.filter((j) => j.status === -1)
-  t.equal(ok.length, 10, '10 appends acknowledged before the kill')
+  // The kill lands while other appends are finishing: at least 10 are acknowledged (how many
+  // more is scheduling); the invariant, checked below, is that each acknowledged one is stored once.
+  t.ok(ok.length >= 10, `${ok.length} appends acknowledged before the kill (at least 10)`)
   t.ok(jobs.every((j) => j.status === 200 || j.status === -1 || j.status === 0), 'nothing but 200 (or no answer: killed)')
   t.comment(`${lost.length} appends in flight when the process died`)
 

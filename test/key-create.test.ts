@@ -2,27 +2,21 @@
  * `npm run key:create` against a service that runs on PGlite (issue 10, defect 9): the
  * service holds the data directory, so the key is created through its admin socket;
  * a directory held by anything else is one clear line, never a stack trace. The service
- * and the CLI run from the sources, as `npm run dev` and `npm run key:create` do.
+ * and the CLI run from the build (dist/server.js, dist/cli/key-create.js), as the Docker
+ * image runs them.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { ADMIN_SOCKET_NAME } from '../src/tenancy/admin-socket.ts'
+import { ensureBuilt, root, startServer, waitFor } from './helpers/service-process.ts'
 
-const root = path.resolve(import.meta.dirname, '..')
+t.before(() => ensureBuilt())
+
 const KEY_LINE = /^cpd_[\w-]{43}\n$/
-
-function startServer(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: root, env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  child.stdout!.on('data', (d) => (out += d))
-  child.stderr!.on('data', (d) => (out += d))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return { child, output: () => out, exited }
-}
 
 interface CliResult {
   code: number | null
@@ -32,22 +26,13 @@ interface CliResult {
 
 function keyCreate(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/key-create.ts', ...args], { cwd: root, env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [path.join(root, 'dist/cli/key-create.js'), ...args], { cwd: root, env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout!.on('data', (d) => (stdout += d))
     child.stderr!.on('data', (d) => (stderr += d))
     child.on('exit', (code) => resolve({ code, stdout, stderr }))
   })
-}
-
-async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (check()) return true
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return check()
 }
 
 function tempDir(t: { teardown(fn: () => void): void }): string {

@@ -1,33 +1,11 @@
 /** The real entry point (dist/server.js, as `npm start` runs it) in a child process. */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
+import { ensureBuilt, startServer, waitFor } from './helpers/service-process.ts'
 
-const root = path.resolve(import.meta.dirname, '..')
-
-function startServer(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['dist/server.js'], { cwd: root, env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  child.stdout!.on('data', (d) => (out += d))
-  child.stderr!.on('data', (d) => (out += d))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return { child, output: () => out, exited }
-}
-
-async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (check()) return true
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return check()
-}
-
-t.before(() => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' })
-})
+t.before(() => ensureBuilt())
 
 t.test('starts on PGlite, serves, logs JSON without secrets, and drains on SIGTERM', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compactd-srv-'))

@@ -4,30 +4,19 @@
  * folded twice, and no session is ever updated by two workers at once (the audit rows of
  * summary_update_runs never overlap in time, on top of the partial unique index).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import path from 'node:path'
 import t from 'tap'
 import { sql } from 'kysely'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { parseSummary } from '../src/engine/sessions/index.ts'
 import { createTestDatabase, POSTGRES_SKIP_REASON, postgresAvailable } from './helpers/databases.ts'
 import { exchange } from './helpers/session-conversations.ts'
+import { ensureBuilt, startServer } from './helpers/service-process.ts'
 
 const pgOk = await postgresAvailable()
-const root = path.resolve(import.meta.dirname, '..')
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 const SESSIONS = 200
 const EXCHANGES = 6
-
-function startServer(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: root, env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  child.stdout!.on('data', (d) => (out += d))
-  child.stderr!.on('data', (d) => (out += d))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return { child, output: () => out, exited }
-}
 
 /** Runs `fn` over `items` with at most `limit` in flight. */
 async function pool<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -44,6 +33,7 @@ t.test('two server processes, one PostgreSQL, 200 sessions: summaries converge, 
   t.teardown(() => database.close())
   await migrateToLatest(database.db)
 
+  await ensureBuilt()
   const base = 20000 + Math.floor(Math.random() * 20000)
   const ports = [base, base + 1]
   const servers = ports.map((port) =>

@@ -15,7 +15,7 @@ const pgOk = await postgresAvailable()
 for (const backend of BACKENDS) {
   const skip = backend === 'postgres' && !pgOk ? POSTGRES_SKIP_REASON : false
   t.test(`${backend}: migrations, tenants and keys`, { skip }, async (t) => {
-    const database = await createTestDatabase(backend)
+    const database = await createTestDatabase(backend, { empty: true })
     t.teardown(() => database.close())
     t.equal(database.kind, backend)
     t.equal(await migrationsApplied(database.db), false, 'fresh database has pending migrations')

@@ -18,12 +18,20 @@ export interface DatabaseHandle {
   /** Where the data lives, without credentials, for logs. */
   location: string
   close(): Promise<void>
+  /** PGlite only: the data directory as a tar file, which `pgliteSnapshot` starts a new database from. */
+  snapshot?(): Promise<Blob>
 }
 
 export interface DatabaseOptions {
   databaseUrl?: string
   /** PGlite data directory, or 'memory://' for an in-memory database. */
   pgliteDataDir?: string
+  /**
+   * An in-memory PGlite starts from this data directory (a handle's snapshot()) instead of
+   * running initdb: the tests' fresh databases, each from one migrated template, in about a
+   * tenth of the time.
+   */
+  pgliteSnapshot?: Blob
   poolSize?: number
 }
 
@@ -70,16 +78,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       close: () => db.destroy(),
     }
   }
-  return openPglite(options.pgliteDataDir ?? './data')
+  return openPglite(options.pgliteDataDir ?? './data', options.pgliteSnapshot)
 }
 
-async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string, snapshot?: Blob): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres')
   const inMemory = dataDir.startsWith('memory://')
   const release = inMemory ? () => {} : lockDataDir(dataDir)
   try {
-    const pglite = inMemory ? new PGlite() : new PGlite(path.resolve(dataDir))
+    if (snapshot && !inMemory) throw new Error('pgliteSnapshot: only an in-memory database starts from a snapshot')
+    const pglite = inMemory ? new PGlite(snapshot ? { loadDataDir: snapshot } : {}) : new PGlite(path.resolve(dataDir))
     await pglite.waitReady
     const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 })
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
@@ -92,6 +101,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
         await pglite.close()
         release()
       },
+      snapshot: () => pglite.dumpDataDir('none'),
     }
   } catch (err) {
     release()
