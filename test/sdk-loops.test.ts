@@ -10,23 +10,25 @@
  * The page's imports are the installed package's (`@compactd/client`,
  * `@compactd/client/ai-sdk`); here they are mapped to clients/typescript/src. The AI SDK
  * example's `@ai-sdk/openai` (not installed here) is mapped to test/helpers/ai-sdk-openai.ts,
- * a model over the real `openai` package. The examples are type-checked as well.
+ * a model over the real `openai` package (PACKAGE_IMPORTS in test/helpers/doc-sandbox.ts).
+ * The examples are type-checked as well. The page's other examples are
+ * test/docs-examples.test.ts's; the markers of both are described in test/helpers/doc-blocks.ts.
  *
  * For the loops the fake model asks for 24 files, one per step, then answers. Its context
  * window is set below what the whole history needs, so a loop that did not compact
  * would fail on a 400; every prompt it received keeps each tool call with its result.
  */
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import type * as Tap from 'tap'
 import { countTokens, startFakeProvider, type FakeProvider, type RecordedRequest } from './fakes/fake-llm-provider.ts'
 import { buildTestApp } from './helpers/build.ts'
+import { RUN_BY_SDK_LOOPS, ROOT, compareOutput, find, nameOf, readBlocks, rewriteOutputs, type Block } from './helpers/doc-blocks.ts'
+import { createSandbox, missingPrograms, run, scriptFile, type Sandbox } from './helpers/doc-sandbox.ts'
 
-const root = path.resolve(import.meta.dirname, '..')
-const DOC = path.join(root, 'docs/integrations.md')
+const DOC = 'docs/integrations.md'
 const UPDATE = process.env.UPDATE_DOCS === '1'
 
 /** The fake model's script for the loops: a file per step, then the answer. */
@@ -35,44 +37,15 @@ const ANSWER = 'The total skips the last line item: the loop in src/cart/part23.
 /** Fake tokens (characters / 4) the fake model accepts in one prompt: the loops' whole history needs about 35,000. */
 const CONTEXT_WINDOW = 20_000
 
-/** Package names as the page imports them → where they are here. */
-const IMPORTS: Record<string, string> = {
-  '@compactd/client': path.join(root, 'clients/typescript/src/index.ts'),
-  '@compactd/client/ai-sdk': path.join(root, 'clients/typescript/src/ai-sdk.ts'),
-  '@ai-sdk/openai': path.join(root, 'test/helpers/ai-sdk-openai.ts'),
-}
-
-interface Example {
-  name: string
-  lang: 'ts' | 'python'
-  code: string
-}
-
-function examplesOf(md: string): Example[] {
-  return [...md.matchAll(/<!-- example: ([\w-]+) -->\n```(ts|python)\n([\s\S]*?)\n```\n/g)].map((m) => ({ name: m[1]!, lang: m[2] as 'ts' | 'python', code: m[3]! }))
-}
-
-const OUTPUT = (name: string) => new RegExp(`(<!-- output: ${name} -->\\n\`\`\`text\\n)([\\s\\S]*?)(\`\`\`\\n)`)
-
-function outputOf(md: string, name: string): string | undefined {
-  return OUTPUT(name).exec(md)?.[2]
-}
-
-const md = fs.readFileSync(DOC, 'utf8')
-const examples = examplesOf(md)
+const blocks = readBlocks(DOC)
+const examples = blocks.filter((b) => b.marker?.kind === 'example' && RUN_BY_SDK_LOOPS.includes(nameOf(b)!))
+const lang = (e: Block) => (e.lang === 'ts' ? 'ts' : 'python') as 'ts' | 'python'
 const captured = new Map<string, string>()
 
-// The examples as files: TypeScript with the package imports mapped, next to a
-// node_modules that is the repository's.
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compactd-examples-'))
-fs.symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'))
-fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ private: true, type: 'module' }))
-t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-const fileOf = (e: Example) => path.join(dir, `${e.name}.${e.lang === 'ts' ? 'ts' : 'py'}`)
-for (const e of examples) {
-  const code = e.lang === 'ts' ? e.code.replace(/from '(@compactd\/client(?:\/ai-sdk)?|@ai-sdk\/openai)'/g, (_, name: string) => `from '${IMPORTS[name]}'`) : e.code
-  fs.writeFileSync(fileOf(e), code)
-}
+// The examples as files: TypeScript with the package imports mapped, in an ESM package
+// whose node_modules is the repository's (test/helpers/doc-sandbox.ts).
+const sandbox: Sandbox = createSandbox(t, 0)
+const files = new Map(examples.map((e) => [nameOf(e)!, scriptFile(sandbox, nameOf(e)!, lang(e), e.body)]))
 
 let fake: FakeProvider
 let env: Record<string, string>
@@ -86,40 +59,26 @@ async function startCompactd(t: Tap.Test): Promise<void> {
   const { app } = await buildTestApp(t)
   await app.listen({ host: '127.0.0.1', port: 0 })
   env = {
-    ...(process.env as Record<string, string>),
+    ...sandbox.env,
     COMPACTD_URL: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,
     OPENAI_BASE_URL: fake.openaiBaseURL,
     OPENAI_API_KEY: fake.apiKey,
     ANTHROPIC_BASE_URL: fake.anthropicBaseURL,
     ANTHROPIC_API_KEY: fake.apiKey,
-    PYTHONPATH: path.join(root, 'clients/python'),
-    PYTHONDONTWRITEBYTECODE: '1',
   }
-  delete env.COMPACTD_API_KEY
-}
-
-function run(e: Example): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const [cmd, args] = e.lang === 'ts' ? [process.execPath, ['--import', 'tsx', fileOf(e)]] : ['python3', [fileOf(e)]]
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => (stdout += d))
-    child.stderr.on('data', (d: Buffer) => (stderr += d))
-    child.on('error', reject)
-    child.on('close', (status) => resolve({ status, stdout, stderr }))
-  })
 }
 
 /** Runs the example; its output must be the page's. */
 async function runExample(t: Tap.Test, name: string): Promise<string> {
-  const e = examples.find((x) => x.name === name)
-  if (!e) throw new Error(`docs/integrations.md has no example ${name}`)
-  const res = await run(e)
+  const e = examples.find((x) => nameOf(x) === name)
+  if (!e) throw new Error(`${DOC} has no example ${name}`)
+  const file = files.get(name)!
+  const res = await run(lang(e) === 'ts' ? process.execPath : 'python3', lang(e) === 'ts' ? ['--import', 'tsx', file] : [file], { cwd: sandbox.scripts, env })
   t.equal(res.status, 0, `${name} exits 0`)
   t.equal(res.stderr, '', `${name} writes nothing to stderr (no error, no warning)`)
   captured.set(name, res.stdout)
-  if (!UPDATE) t.equal(res.stdout, outputOf(md, name), `${name}: the output is the one docs/integrations.md shows`)
+  const c = compareOutput(find(blocks, 'output', name)!, res.stdout)
+  if (!UPDATE) t.equal(c.actual, c.expected, `${name}: the output is the one ${DOC} shows`)
   return res.stdout
 }
 
@@ -186,22 +145,19 @@ function checkLoop(t: Tap.Test, output: string): void {
 }
 
 t.test('the page has the examples and outputs the test expects', async (t) => {
-  t.same(
-    examples.map((e) => e.name),
-    ['typescript-client', 'python-client', 'ai-sdk', 'openai-loop', 'anthropic-loop'],
-  )
-  for (const e of examples) t.type(outputOf(md, e.name), 'string', `${e.name} has an output block`)
+  t.same(examples.map(nameOf), RUN_BY_SDK_LOOPS)
+  for (const e of examples) t.ok(find(blocks, 'output', nameOf(e)!), `${nameOf(e)} has an output block`)
 })
 
 t.test('the TypeScript examples type-check against the client and the SDKs', async (t) => {
   fs.writeFileSync(
-    path.join(dir, 'tsconfig.json'),
+    path.join(sandbox.scripts, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023'], types: ['node'], strict: true, noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true },
-      files: examples.filter((e) => e.lang === 'ts').map((e) => `${e.name}.ts`),
+      files: examples.filter((e) => e.lang === 'ts').map((e) => `${nameOf(e)}.ts`),
     }),
   )
-  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(dir, 'tsconfig.json')], { encoding: 'utf8' })
+  const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(sandbox.scripts, 'tsconfig.json')], { encoding: 'utf8' })
   t.equal(tsc.status, 0, `tsc: ${tsc.stdout}${tsc.stderr}`)
 })
 
@@ -213,7 +169,7 @@ t.test('TypeScript client', async (t) => {
   t.match(out, /400 validation_error: body\.keepRecentTokens/)
 })
 
-t.test('Python client', async (t) => {
+t.test('Python client', { skip: missingPrograms('python', '').map((p) => `${p} is not installed`)[0] ?? false }, async (t) => {
   await startCompactd(t)
   const out = await runExample(t, 'python-client')
   t.match(out, /threshold 93600/)
@@ -233,8 +189,7 @@ for (const name of ['ai-sdk', 'openai-loop', 'anthropic-loop']) {
 
 t.teardown(() => {
   if (!UPDATE) return
-  let page = fs.readFileSync(DOC, 'utf8')
-  for (const [name, out] of captured) page = page.replace(OUTPUT(name), (_, open: string, _old: string, close: string) => `${open}${out}${close}`)
-  fs.writeFileSync(DOC, page)
-  console.error(`docs/integrations.md: outputs of ${[...captured.keys()].join(', ')} written`)
+  const { text, written, shortened } = rewriteOutputs(DOC, captured)
+  fs.writeFileSync(path.join(ROOT, DOC), text)
+  console.error(`${DOC}: outputs written: ${written.join(', ') || 'none'}${shortened.length ? `; shortened with …, to redo by hand: ${shortened.join(', ')}` : ''}`)
 })
