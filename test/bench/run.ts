@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- estimate engine compact sessions appends pool pool-threshold resent token-cache adversarial | soak [--pglite]] — benchmarks. Servers run in this process;
+ * npm run bench [-- estimate engine compact sessions appends pool pool-threshold resent token-cache adversarial startup | soak [--pglite]] — benchmarks. Servers run in this process;
  * HTTP load comes from autocannon in a separate process. Every figure is compared with
  * a baseline measured in the same run, because these machines are noisy.
  * Env: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (interleaved rounds, default 3),
@@ -17,6 +17,7 @@ import { benchAdversarial } from './adversarial.ts'
 import { benchComputePool, benchInlineThreshold } from './compute.ts'
 import { benchSessionAppends, benchSessionSummaryReads } from './sessions.ts'
 import { benchSoak } from './soak.ts'
+import { benchStartup } from './startup.ts'
 import { benchCacheBySize, benchResentHistory } from './token-cache.ts'
 import { BENCH_CONNECTIONS, BENCH_DURATION_S, interleaved, load, table, type LoadResult } from './http.ts'
 
@@ -121,4 +122,5 @@ if (wants('pool-threshold')) await benchInlineThreshold()
 if (wants('resent')) await benchResentHistory()
 if (wants('token-cache')) await benchCacheBySize()
 if (wants('adversarial')) await benchAdversarial()
+if (wants('startup')) await benchStartup()
 if (wants('soak')) await benchSoak({ pglite: args.includes('--pglite') })
