@@ -2,7 +2,7 @@
  * The in-process library (src/index.ts, `import { compact, estimate, importLog } from
  * 'compactd'`): the same results as the HTTP API for the same request, the API's errors as
  * CompactdError, the llm strategy through a caller's own client, and the built package
- * (`npm run build:lib`) loaded by a consumer as ESM and as CommonJS, and type-checked.
+ * (dist/lib, rebuilt first when older than the sources) loaded by a consumer as ESM and as CommonJS, and type-checked.
  */
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -11,6 +11,7 @@ import path from 'node:path'
 import t from 'tap'
 import { compact, CompactdError, estimate, importLog, type CompactResponse, type SummarizerClient } from '../src/index.ts'
 import { buildTestApp } from './helpers/build.ts'
+import { ensureBuilt } from './helpers/service-process.ts'
 import { prose } from './helpers/prose.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
@@ -107,8 +108,7 @@ t.test('importLog: an agent log as messages, in-process', async (t) => {
 })
 
 t.test('the built package: ESM and CommonJS consumers, and its types', async (t) => {
-  const build = spawnSync('npm', ['run', '--silent', 'build:lib'], { cwd: root, encoding: 'utf8' })
-  t.equal(build.status, 0, `npm run build:lib: ${build.stderr}`)
+  await ensureBuilt(['lib'])
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compactd-consumer-'))
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
   fs.mkdirSync(path.join(dir, 'node_modules'))

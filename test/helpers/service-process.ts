@@ -39,39 +39,63 @@ function mtime(file: string): number {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-let ensured: Promise<void> | undefined
+/** What a part of the build is made from, what marks it built, and the script that makes it. */
+const PARTS = {
+  server: { sources: [['src', ['.ts']], ['routes', ['.ts']], ['migrations', ['.ts']]], output: 'dist/server.js', script: 'build:server' },
+  ui: { sources: [['ui/src', ['.ts', '.tsx', '.css']]], output: 'dist/ui/app.js', script: 'build:ui' },
+  lib: { sources: [['src', ['.ts']]], output: 'dist/lib/index.js', script: 'build:lib' },
+} as const satisfies Record<string, { sources: (readonly [string, readonly string[]])[]; output: string; script: string }>
 
-/** dist/ as current as the sources: rebuilt here when stale, while other test processes wait. */
-export function ensureBuilt(): Promise<void> {
-  ensured ??= (async () => {
-    const lock = path.join(root, 'dist/.build-lock')
-    fs.mkdirSync(path.join(root, 'dist'), { recursive: true })
-    for (;;) {
-      const serverStale = Math.max(newest(path.join(root, 'src'), ['.ts']), newest(path.join(root, 'routes'), ['.ts']), newest(path.join(root, 'migrations'), ['.ts'])) > mtime(path.join(root, 'dist/server.js'))
-      const uiStale = newest(path.join(root, 'ui/src'), ['.ts', '.tsx', '.css']) > mtime(path.join(root, 'dist/ui/app.js'))
-      if (!serverStale && !uiStale) return
-      try {
-        fs.mkdirSync(lock)
-      } catch {
-        // Another test process is building: wait for it, then look again. A lock older than
-        // two minutes was left by a process that died while building.
-        if (Date.now() - mtime(lock) > 120_000) fs.rmSync(lock, { recursive: true, force: true })
-        await sleep(200)
-        continue
-      }
-      try {
-        if (serverStale) execFileSync('npm', ['run', '--silent', 'build:server'], { cwd: root, stdio: 'inherit' })
-        if (uiStale) execFileSync('npm', ['run', '--silent', 'build:ui'], { cwd: root, stdio: 'inherit' })
+export type BuildPart = keyof typeof PARTS
+
+function stale(part: BuildPart): boolean {
+  const { sources, output } = PARTS[part]
+  return Math.max(...sources.map(([dir, exts]) => newest(path.join(root, dir), [...exts]))) > mtime(path.join(root, output))
+}
+
+const ensured = new Map<string, Promise<void>>()
+
+/**
+ * dist/ as current as the sources (the service and the dashboard by default): rebuilt here
+ * when stale, while other test processes wait. After `npm install` (whose prepare step
+ * builds) nothing is rebuilt.
+ */
+export function ensureBuilt(parts: BuildPart[] = ['server', 'ui']): Promise<void> {
+  const key = parts.join(',')
+  let done = ensured.get(key)
+  if (!done) {
+    done = buildWhenStale(parts)
+    ensured.set(key, done)
+  }
+  return done
+}
+
+async function buildWhenStale(parts: BuildPart[]): Promise<void> {
+  const lock = path.join(root, 'dist/.build-lock')
+  fs.mkdirSync(path.join(root, 'dist'), { recursive: true })
+  for (;;) {
+    const todo = parts.filter(stale)
+    if (todo.length === 0) return
+    try {
+      fs.mkdirSync(lock)
+    } catch {
+      // Another test process is building: wait for it, then look again. A lock older than
+      // two minutes was left by a process that died while building.
+      if (Date.now() - mtime(lock) > 120_000) fs.rmSync(lock, { recursive: true, force: true })
+      await sleep(200)
+      continue
+    }
+    try {
+      for (const part of todo) {
+        execFileSync('npm', ['run', '--silent', PARTS[part].script], { cwd: root, stdio: 'inherit' })
         // Marked as built now, whatever the bundler did with outputs that did not change.
         const now = new Date()
-        if (serverStale) fs.utimesSync(path.join(root, 'dist/server.js'), now, now)
-        if (uiStale) fs.utimesSync(path.join(root, 'dist/ui/app.js'), now, now)
-      } finally {
-        fs.rmSync(lock, { recursive: true, force: true })
+        fs.utimesSync(path.join(root, PARTS[part].output), now, now)
       }
+    } finally {
+      fs.rmSync(lock, { recursive: true, force: true })
     }
-  })()
-  return ensured
+  }
 }
 
 export interface ServiceProcess {
