@@ -294,3 +294,11 @@ t.test('npx compactd from the clone', async (t) => {
   t.equal(res.code, 0, res.stderr)
   t.equal(res.stdout, `${(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version}\n`)
 })
+
+t.test('a reader that stops early (compactd compact … | true) gets no stack trace', async (t) => {
+  // Output far larger than a pipe's buffer, to a reader that exits at once: EPIPE.
+  const file = write('large.json', [{ role: 'user', content: 'task' }, ...Array.from({ length: 60 }, () => ({ role: 'assistant', content: 'word '.repeat(2000) }))])
+  const res = await spawnCli(['-c', `"${process.execPath}" "${path.join(root, 'bin/compactd.mjs')}" compact "${file}" --target 100000 | true`], { command: ['bash'] })
+  t.equal(res.code, 0)
+  t.notMatch(res.stderr, /Unhandled 'error' event|EPIPE|\n\s+at /, `no stack trace: ${res.stderr.slice(0, 300)}`)
+})
