@@ -10,6 +10,7 @@ import { isSystemLike, messageText, type CanonicalMessage, type MessageFormat } 
 import { parseConversation, serializeConversation } from '../src/engine/messages/index.ts'
 import { countConversation, heuristicCounter, tokenizerCounter } from '../src/engine/tokens/count.ts'
 import { conversationInFormatArb } from './helpers/conversation-arbitraries.ts'
+import { CONVERSATIONS, conversationsSkip, fixtureFiles } from './helpers/fixtures.ts'
 
 const counter = tokenizerCounter('o200k_base')
 const tokens = (ms: readonly CanonicalMessage[]) => countConversation(ms, counter).totalTokens
@@ -303,13 +304,12 @@ t.test('property: under the target nothing changes (idempotent)', async (t) => {
   t.pass('60 conversations unchanged')
 })
 
-const FIXTURES = path.resolve(import.meta.dirname, '../../shared/fixtures/conversations')
-const fixtures = fs.existsSync(FIXTURES) ? fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.json')) : []
+const fixtures = fixtureFiles()
 
-t.test('real sessions, in all three formats, through every strategy', { skip: fixtures.length ? false : `fixtures not found at ${FIXTURES}` }, async (t) => {
+t.test('real sessions, in all three formats, through every strategy', { skip: conversationsSkip() }, async (t) => {
   const fast = heuristicCounter(false)
   for (const file of fixtures) {
-    const { messages } = JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8'))
+    const { messages } = JSON.parse(fs.readFileSync(path.join(CONVERSATIONS, file), 'utf8'))
     const openai = parseConversation(messages, { format: 'openai' })
     for (const format of ['openai', 'anthropic', 'ai-sdk'] as const) {
       const ser = serializeConversation(openai.messages, format)

@@ -12,8 +12,8 @@ import type * as Tap from 'tap'
 import { findPairingProblems } from '../src/engine/conversation/pairing.ts'
 import { importLog, ImportError, type ImportResult } from '../src/engine/import/index.ts'
 import { MESSAGE_FORMATS, parseConversation, type MessageFormat } from '../src/engine/messages/index.ts'
-import { TRANSCRIPTS, FIXTURES } from './engine/facts/fixtures.ts'
 import { buildTestApp } from './helpers/build.ts'
+import { CONVERSATIONS, conversationsSkip, TRANSCRIPTS, transcriptsSkip } from './helpers/fixtures.ts'
 import {
   CLAUDE_SESSION_ID,
   CLAUDE_SUMMARY_TEXT,
@@ -547,11 +547,11 @@ t.test('POST /import: a large log is read on a thread, with the answer the event
 // ---------------------------------------------------------------------------
 // The real logs (../shared/fixtures/transcripts)
 
-const shared = fs.existsSync(TRANSCRIPTS)
+/** Each agent's folder in transcripts/ and the source its logs import as. */
+const SOURCES: Record<string, string> = { 'codex-cli': 'codex', 'gemini-cli': 'gemini-cli', 'pi-agent': 'pi', 'swe-agent': 'swe-agent', 'mini-swe-agent': 'swe-agent' }
 
-t.test('real logs: every source imports, in every format', { skip: shared ? false : `${TRANSCRIPTS} absent: the raw agent logs are not here` }, async (t) => {
-  const expected: Record<string, string> = { 'codex-cli': 'codex', 'gemini-cli': 'gemini-cli', 'pi-agent': 'pi', 'swe-agent': 'swe-agent', 'mini-swe-agent': 'swe-agent' }
-  for (const [dir, source] of Object.entries(expected)) {
+t.test('real logs: every source imports, in every format', { skip: transcriptsSkip([...Object.keys(SOURCES), 'aider'].map((dir) => `${dir}/`)) }, async (t) => {
+  for (const [dir, source] of Object.entries(SOURCES)) {
     for (const file of fs.readdirSync(path.join(TRANSCRIPTS, dir))) {
       const text = fs.readFileSync(path.join(TRANSCRIPTS, dir, file), 'utf8')
       for (const format of MESSAGE_FORMATS as readonly MessageFormat[]) {
@@ -566,7 +566,10 @@ t.test('real logs: every source imports, in every format', { skip: shared ? fals
   t.throws(() => importLog(fs.readFileSync(path.join(TRANSCRIPTS, 'aider', fs.readdirSync(path.join(TRANSCRIPTS, 'aider'))[0]!), 'utf8')), ImportError, 'an aider markdown log is no log this importer knows')
 })
 
-t.test('real logs: compactions and broken lines', { skip: shared ? false : `${TRANSCRIPTS} absent: the raw agent logs are not here` }, async (t) => {
+const PI_LOGS = ['01-youtube-transcript-extraction', '03-raddit-dashboard-pr', '04-awesome-agent-ide'].map((name) => `pi-agent/pinion05__agent-complex-task__${name}.jsonl`)
+const compactionLogs = [...PI_LOGS, 'gemini-cli/google-gemini__gemini-cli__trajectory.json', 'codex-cli/uzaxirr__raze__codex-session.jsonl']
+
+t.test('real logs: compactions and broken lines', { skip: transcriptsSkip(compactionLogs) }, async (t) => {
   const piText = (name: string) => fs.readFileSync(path.join(TRANSCRIPTS, 'pi-agent', `pinion05__agent-complex-task__${name}.jsonl`), 'utf8')
   const pi = (name: string) => importLog(piText(name))
   // The broken lines: an email redaction left an invalid escape in one tool result each.
@@ -606,9 +609,13 @@ t.test('real logs: compactions and broken lines', { skip: shared ? false : `${TR
   t.equal(codex.session.model, 'gpt-5.4')
 })
 
-t.test('real logs: mini-swe-agent imports match the normalised fixtures', { skip: shared && fs.existsSync(FIXTURES) ? false : 'the shared fixtures are absent' }, async (t) => {
+/** The mini-swe-agent logs, and each one's normalised session in conversations/. */
+const miniSweSkip = (): string | false =>
+  transcriptsSkip(['mini-swe-agent/']) || conversationsSkip(fs.readdirSync(path.join(TRANSCRIPTS, 'mini-swe-agent')).map((file) => file.replace(/\.traj\.json$/, '.json')))
+
+t.test('real logs: mini-swe-agent imports match the normalised fixtures', { skip: miniSweSkip() }, async (t) => {
   for (const file of fs.readdirSync(path.join(TRANSCRIPTS, 'mini-swe-agent'))) {
-    const normalised = JSON.parse(fs.readFileSync(path.join(FIXTURES, file.replace(/\.traj\.json$/, '.json')), 'utf8')) as { messages: { role: string; tool_call_id?: string; tool_calls?: { id: string }[] }[] }
+    const normalised = JSON.parse(fs.readFileSync(path.join(CONVERSATIONS, file.replace(/\.traj\.json$/, '.json')), 'utf8')) as { messages: { role: string; tool_call_id?: string; tool_calls?: { id: string }[] }[] }
     const r = importLog(fs.readFileSync(path.join(TRANSCRIPTS, 'mini-swe-agent', file), 'utf8'))
     const shape = (m: { role: string; tool_call_id?: string; tool_calls?: { id: string }[] }) => [m.role, m.tool_call_id ?? null, (m.tool_calls ?? []).map((c) => c.id)]
     t.same(r.messages.map((m) => shape(m as never)), normalised.messages.map(shape), `${file}: the same roles and tool-call ids, in order`)

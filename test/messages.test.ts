@@ -6,7 +6,6 @@ import fc from 'fast-check'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import {
   CONTINUATION_TEXT,
@@ -21,9 +20,7 @@ import {
   type MessageFormat,
 } from '../src/engine/messages/index.ts'
 import { conversationInFormatArb, findPairingProblems, type Rendered } from './helpers/conversation-arbitraries.ts'
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const fixturesDir = path.resolve(repoRoot, '../shared/fixtures/conversations')
+import { CONVERSATIONS, conversationsSkip, fixtureFiles } from './helpers/fixtures.ts'
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -810,14 +807,14 @@ t.test('property: cross-format conversion keeps calls, results, text and pairing
 // ---------------------------------------------------------------------------
 // Real sessions
 
-const fixtureFiles = fs.existsSync(fixturesDir) ? fs.readdirSync(fixturesDir).filter((f) => f.endsWith('.json')).sort() : []
-if (fixtureFiles.length === 0) {
-  t.test('real sessions convert to every format and back', { skip: `fixtures not found at ${fixturesDir}` }, async () => {})
+const fixturesSkip = conversationsSkip()
+if (fixturesSkip) {
+  t.test('real sessions convert to every format and back', { skip: fixturesSkip }, async () => {})
 } else {
   t.test('real sessions convert to every format and back', async (t) => {
-    for (const file of fixtureFiles) {
+    for (const file of fixtureFiles()) {
       t.test(file, async (t) => {
-        const { messages } = JSON.parse(fs.readFileSync(path.join(fixturesDir, file), 'utf8')) as { messages: unknown[] }
+        const { messages } = JSON.parse(fs.readFileSync(path.join(CONVERSATIONS, file), 'utf8')) as { messages: unknown[] }
         const original = parseConversation(messages, {})
         t.equal(original.format, 'openai')
         t.same(findPairingProblems(original), [], 'source is paired')

@@ -20,6 +20,7 @@ import { toCanonical, type StoredMessage } from '../src/sessions/repository.ts'
 import { SummaryWorker } from '../src/sessions/worker.ts'
 import { buildTestApp } from './helpers/build.ts'
 import { BACKENDS, defaultBackend, POSTGRES_SKIP_REASON, postgresAvailable } from './helpers/databases.ts'
+import { CONVERSATIONS, conversationsSkip } from './helpers/fixtures.ts'
 import { exchange, type Message } from './helpers/session-conversations.ts'
 
 const pgOk = await postgresAvailable()
@@ -45,11 +46,10 @@ async function queueRow(app: FastifyInstance, sessionId: string) {
 
 // ---------------------------------------------------------------------------
 
-const fixturesDir = path.resolve(root, '../shared/fixtures/conversations')
 const FIXTURE = 'deepseek_chat_test_1-100__django__django-11019.json'
-const fixturePath = path.join(fixturesDir, FIXTURE)
+const fixturePath = path.join(CONVERSATIONS, FIXTURE)
 
-t.test('a real conversation appended in chunks ends with a well-formed summary, within budget, naming the files and errors it lost', { skip: fs.existsSync(fixturePath) ? false : `no ${fixturePath}` }, async (t) => {
+t.test('a real conversation appended in chunks ends with a well-formed summary, within budget, naming the files and errors it lost', { skip: conversationsSkip([FIXTURE]) }, async (t) => {
   const { app } = await buildTestApp(t, { backend: await defaultBackend() })
   const messages = (JSON.parse(fs.readFileSync(fixturePath, 'utf8')) as { messages: Message[] }).messages
   t.ok(messages.length > 100, `${FIXTURE}: ${messages.length} messages`)

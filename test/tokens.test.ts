@@ -13,7 +13,8 @@ import {
   type EncodingName,
 } from '../src/engine/tokens/tokenizer.ts'
 import { estimateTextTokens, HEURISTIC_SAFETY_MARGIN } from '../src/engine/tokens/heuristic.ts'
-import { buildCorpora, FIXTURES_DIR, generateCorpora, loadFixtureConversations } from './eval/token-corpora.ts'
+import { buildCorpora, generateCorpora, loadFixtureConversations } from './eval/token-corpora.ts'
+import { conversationsSkip } from './helpers/fixtures.ts'
 
 // Independent reference implementation (js-tiktoken), with special tokens treated as text.
 const reference: Record<EncodingName, Tiktoken> = {
@@ -27,8 +28,8 @@ const UNDER_LIMIT = -5 // percent
 const OVER_LIMIT = 15 // percent
 
 const corpora = generateCorpora()
-const fixtures = loadFixtureConversations()
-const fixturesSkip = fixtures ? false : `fixtures not found at ${FIXTURES_DIR}`
+const fixturesSkip = conversationsSkip()
+const fixtures = fixturesSkip ? undefined : loadFixtureConversations()
 
 const errPct = (estimate: number, exact: number): number => ((estimate - exact) / exact) * 100
 

@@ -26,13 +26,13 @@ import { testConfig } from '../../src/config.ts'
 import { ComputePool } from '../../src/plugins/compute-pool.ts'
 import { runInline } from '../../src/services/compute-tasks.ts'
 import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/databases.ts'
+import { CONVERSATIONS as FIXTURES } from '../helpers/fixtures.ts'
 import { syntheticConversation, type ChatMessage } from './conversation.ts'
 import { largestConversation } from './engine.ts'
 import { BENCH_DURATION_S, load, type LoadResult } from './http.ts'
 import { freePort, runChild, type ChildResult } from './sessions.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
-const FIXTURES = path.resolve(ROOT, '../shared/fixtures/conversations')
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 /** Offered rate of each latency probe (/healthz, the summary read), requests per second. */
 const PROBE_RATE = Number(process.env.BENCH_PROBE_RATE ?? 20)

@@ -14,9 +14,9 @@ import { DEFAULT_COMPACT_OPTIONS, type StrategyName } from '../../src/engine/com
 import { parseConversation } from '../../src/engine/messages/index.ts'
 import { countConversation, messageTokens, tokenizerCounter } from '../../src/engine/tokens/count.ts'
 import { countTextTokens } from '../../src/engine/tokens/tokenizer.ts'
+import { CONVERSATIONS as FIXTURES } from '../helpers/fixtures.ts'
 import { syntheticConversation, type ChatMessage } from './conversation.ts'
 
-const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures/conversations')
 
 export function largestConversation(): { name: string; messages: ChatMessage[] } {
   if (fs.existsSync(FIXTURES)) {

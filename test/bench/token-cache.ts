@@ -27,10 +27,10 @@ import { heuristicCounter, messageCacheKey, messageTokens, tokenizerCounter, typ
 import { TokenCache } from '../../src/plugins/token-cache.ts'
 import { compactConversation } from '../../src/services/compact.ts'
 import { estimate } from '../../src/services/estimate.ts'
+import { CONVERSATIONS as FIXTURES, fixtureFiles } from '../helpers/fixtures.ts'
 import type { ChatMessage } from './conversation.ts'
 import { largestConversation } from './engine.ts'
 
-const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures/conversations')
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -41,8 +41,9 @@ const countable = (m: CanonicalMessage) => m.parts.reduce((n, p) => n + (p.type 
 
 function allMessages(): CanonicalMessage[] {
   const out: CanonicalMessage[] = []
-  if (fs.existsSync(FIXTURES)) {
-    for (const f of fs.readdirSync(FIXTURES).filter((x) => x.endsWith('.json'))) {
+  const files = fixtureFiles()
+  if (files.length) {
+    for (const f of files) {
       const body = JSON.parse(fs.readFileSync(path.join(FIXTURES, f), 'utf8')) as { messages: unknown[] }
       out.push(...parseConversation(body.messages, {}).messages)
     }

@@ -6,12 +6,12 @@
  */
 import t from 'tap'
 import { handoverConversations } from '../helpers/handover-conversations.ts'
-import { FIXTURE_PROBES, fixturesAvailable, loadProbedFixtures, PROBE_KINDS, PROBED_FIXTURES, scoreProbe, outputText, validateProbes } from './probes/index.ts'
+import { FIXTURE_PROBES, loadProbedFixtures, PROBE_KINDS, PROBED_FIXTURES, probedFixturesSkip, scoreProbe, outputText, validateProbes } from './probes/index.ts'
 import { parseConversation } from '../../src/engine/messages/index.ts'
 
 const describe = (problems: { id: string; problem: string }[]) => problems.map((p) => `${p.id}: ${p.problem}`).join('\n')
 
-t.test('fixture probes: at least 80 over at least 8 sessions, all four kinds, each valid under the static rule', { skip: fixturesAvailable() ? false : 'fixtures not found at ../shared/fixtures/conversations' }, async (t) => {
+t.test('fixture probes: at least 80 over at least 8 sessions, all four kinds, each valid under the static rule', { skip: probedFixturesSkip() }, async (t) => {
   t.ok(FIXTURE_PROBES.length >= 80, `${FIXTURE_PROBES.length} probes`)
   t.ok(PROBED_FIXTURES.length >= 8, `${PROBED_FIXTURES.length} fixtures`)
   for (const k of PROBE_KINDS) t.ok(FIXTURE_PROBES.some((p) => p.kind === k), `kind ${k} present`)

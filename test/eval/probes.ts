@@ -21,7 +21,7 @@ import { DEFAULT_COMPACT_OPTIONS, type StrategyName } from '../../src/engine/com
 import { getAdapter, parseConversation, type CanonicalMessage, type MessageFormat } from '../../src/engine/messages/index.ts'
 import { countConversation, tokenizerCounter } from '../../src/engine/tokens/count.ts'
 import { handoverConversations } from '../helpers/handover-conversations.ts'
-import { FIXTURE_PROBES, fixturesAvailable, loadFixture, outputText, PROBE_KINDS, scoreProbe, type Probe, type ProbeKind } from './probes/index.ts'
+import { FIXTURE_PROBES, fixturesAvailable, loadFixture, outputText, PROBE_KINDS, probedFixturesSkip, scoreProbe, type Probe, type ProbeKind } from './probes/index.ts'
 
 export const PROBE_BUDGETS = [10, 25] as const
 export const PROBE_STRATEGIES: readonly StrategyName[][] = [['truncate'], ['mask'], ['rules'], ['mask', 'rules']]
@@ -70,7 +70,7 @@ export interface ProbeReport {
 }
 
 export interface RunProbesOptions {
-  /** Include the fixture probes (default: when ../shared/fixtures exists). */
+  /** Include the fixture probes (default: when the probed sessions are in the shared fixtures). */
   fixtures?: boolean
   /** Include the generated conversations (default true). */
   generated?: boolean
@@ -275,7 +275,8 @@ export function renderMarkdown(rep: ProbeReport, budgets: readonly (number | 'in
 
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
   const json = argv.includes('--json')
-  if (!fixturesAvailable() && !json) console.log(`(fixtures not found: only the generated conversations are evaluated)\n`)
+  const skip = probedFixturesSkip()
+  if (skip && !json) console.log(`(${skip}: only the generated conversations are evaluated)\n`)
   const rep = await runProbes()
   if (json) {
     console.log(JSON.stringify({ matrix: rep.matrix, spread: rep.spread, failures: rep.failures, runs: rep.runs.map(({ summaryText: _s, ...r }) => r) }, null, 2))

@@ -15,7 +15,8 @@
  *   - request:  a user message after the first (the user's later requests and
  *               constraints), first 60 characters.
  * A fact survives when its text appears in the output's text (whitespace collapsed).
- * Fixtures are read from ../shared and never copied into the repository.
+ * Fixtures are read from ../shared (or COMPACTD_SHARED_FIXTURES, test/helpers/fixtures.ts)
+ * and never copied into the repository.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -24,8 +25,7 @@ import { DEFAULT_COMPACT_OPTIONS, type StrategyName } from '../../src/engine/com
 import { messageText, toolCallsOf, toolResultsOf, type CanonicalMessage } from '../../src/engine/messages/canonical.ts'
 import { parseConversation } from '../../src/engine/messages/index.ts'
 import { countConversation, tokenizerCounter } from '../../src/engine/tokens/count.ts'
-
-export const FIXTURES_DIR = path.resolve(import.meta.dirname, '../../../shared/fixtures/conversations')
+import { CONVERSATIONS, conversationsSkip, fixtureFiles } from '../helpers/fixtures.ts'
 
 export type FactKind = 'path' | 'command' | 'exit' | 'error' | 'request'
 export interface Fact {
@@ -178,14 +178,15 @@ export async function evaluate(fixture: string, messages: unknown[], budgetPct: 
 const pct = (a: number, b: number) => (b === 0 ? '—' : `${((a / b) * 100).toFixed(0)}%`)
 
 async function main() {
-  if (!fs.existsSync(FIXTURES_DIR)) {
-    console.log(`fixtures not found at ${FIXTURES_DIR}: nothing to evaluate`)
+  const skip = conversationsSkip()
+  if (skip) {
+    console.log(`${skip}: nothing to evaluate`)
     return
   }
   const strategies: StrategyName[][] = [['truncate'], ['mask'], ['rules'], ['mask', 'rules']]
   const rows: EvalRow[] = []
-  for (const file of fs.readdirSync(FIXTURES_DIR).filter((f) => f.endsWith('.json')).sort()) {
-    const { messages } = JSON.parse(fs.readFileSync(path.join(FIXTURES_DIR, file), 'utf8'))
+  for (const file of fixtureFiles()) {
+    const { messages } = JSON.parse(fs.readFileSync(path.join(CONVERSATIONS, file), 'utf8'))
     for (const budget of [10, 25]) for (const s of strategies) rows.push(await evaluate(file.replace(/\.json$/, ''), messages, budget, s))
   }
   console.log('| fixture | budget | strategy | tokens before → after | ratio | retention | paths | commands | exit codes | errors | requests |')

@@ -6,12 +6,14 @@
  *
  * Generated corpora come from test/eval/token-corpora.ts. Fixture conversations
  * are read at run time from ../shared/fixtures/conversations (relative to the
- * repository) and skipped, with a note, when that directory is missing.
+ * repository; COMPACTD_SHARED_FIXTURES names another fixtures folder) and skipped,
+ * with a note saying what is missing, when there are none.
  */
 import { pathToFileURL } from 'node:url'
 import { countTextTokens } from '../../src/engine/tokens/tokenizer.ts'
 import { estimateTextTokens } from '../../src/engine/tokens/heuristic.ts'
-import { FIXTURES_DIR, generateCorpora, loadFixtureConversations } from './token-corpora.ts'
+import { conversationsSkip } from '../helpers/fixtures.ts'
+import { generateCorpora, loadFixtureConversations } from './token-corpora.ts'
 
 /** Per-sample worst errors only consider samples at least this large (exact tokens). */
 export const WORST_MIN_TOKENS = 200
@@ -151,10 +153,11 @@ function main(): void {
   for (const r of generated) lines.push(row(r))
   lines.push(row(total('All generated', generated)))
 
-  const fixtures = loadFixtureConversations()
+  const fixturesSkip = conversationsSkip()
+  const fixtures = fixturesSkip ? undefined : loadFixtureConversations()
   const fixtureResults: ClassResult[] = []
   if (!fixtures) {
-    lines.push('', `_Fixture conversations not found at ${FIXTURES_DIR}; that part was skipped._`)
+    lines.push('', `Fixture conversations skipped: ${fixturesSkip}.`)
   } else {
     lines.push(`| _Fixture conversations (per message: content + tool-call arguments)_ | | | | | | | | |`)
     for (const f of fixtures) {

@@ -7,8 +7,8 @@
  */
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { CONVERSATIONS } from '../helpers/fixtures.ts'
 
 export interface Corpus {
   /** Stable key, e.g. 'prose'. */
@@ -1085,14 +1085,8 @@ export function corpusBytes(c: Corpus): number {
 }
 
 // ---------------------------------------------------------------------------
-// Fixture conversations (read at run time from /work/shared; never copied here)
+// Fixture conversations (read at run time from the shared fixtures, test/helpers/fixtures.ts; never copied here)
 // ---------------------------------------------------------------------------
-
-
-/** Repository root (this file lives in test/eval/). */
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
-/** Where the shared fixture conversations live, relative to the repository. */
-export const FIXTURES_DIR = resolve(REPO_ROOT, '../shared/fixtures/conversations')
 
 export interface FixtureConversation {
   file: string
@@ -1116,7 +1110,7 @@ function contentTexts(content: unknown): string[] {
 }
 
 /** Loads the OpenAI-format fixture conversations, or returns undefined when the directory is missing. */
-export function loadFixtureConversations(dir: string = FIXTURES_DIR): FixtureConversation[] | undefined {
+export function loadFixtureConversations(dir: string = CONVERSATIONS): FixtureConversation[] | undefined {
   if (!existsSync(dir)) return undefined
   const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
   const out: FixtureConversation[] = []

@@ -14,11 +14,11 @@ import type { CanonicalMessage, MessageFormat } from '../../../src/engine/messag
 import { getAdapter, parseConversation } from '../../../src/engine/messages/index.ts'
 import { countConversation, tokenizerCounter } from '../../../src/engine/tokens/count.ts'
 import { openaiConversationArb } from '../../helpers/conversation-arbitraries.ts'
+import { CONVERSATIONS, conversationsSkip, fixtureFiles } from '../../helpers/fixtures.ts'
 import { earlierSummaries } from '../../helpers/handover-conversations.ts'
 
 const counter = tokenizerCounter('o200k_base')
-const FIXTURES = path.resolve(import.meta.dirname, '../../../../shared/fixtures/conversations')
-const fixtures = fs.existsSync(FIXTURES) ? fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.json')) : []
+const fixtures = fixtureFiles()
 
 /** The conversation in all three formats, converted by compactd's own adapters. */
 export function inAllFormats(openaiMessages: unknown[]): { format: MessageFormat; messages: CanonicalMessage[] }[] {
@@ -66,9 +66,9 @@ t.test('property: generated conversations give the same summary text in every fo
   t.ok(compared > 30, `${compared} runs compared a summary`)
 })
 
-t.test('every fixture gives the same summary text in every format, at 10% and 25%', { skip: fixtures.length ? false : `fixtures not found at ${FIXTURES}` }, async (t) => {
+t.test('every fixture gives the same summary text in every format, at 10% and 25%', { skip: conversationsSkip() }, async (t) => {
   for (const file of fixtures) {
-    const { messages } = JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8')) as { messages: unknown[] }
+    const { messages } = JSON.parse(fs.readFileSync(path.join(CONVERSATIONS, file), 'utf8')) as { messages: unknown[] }
     for (const share of [0.1, 0.25]) {
       const results = await compactAll(messages, share)
       const texts = results.map(summaryOf)

@@ -2,7 +2,7 @@
 import fs from 'node:fs'
 import t, { type Test } from 'tap'
 import { detectEarlierSummary, planStep, type EarlierSections, type EarlierSummary } from '../../../src/engine/facts/earlier-summary.ts'
-import { FIXTURES, TRANSCRIPTS, fixtureMessages, fixturesPresent } from './fixtures.ts'
+import { conversationsSkip, fixtureFiles, fixtureMessages, TRANSCRIPTS, transcriptsSkip } from '../../helpers/fixtures.ts'
 import { CLAUDE, CODEX, CODEX_BRIDGE, COMPACTD, CONTINUATION_PROMPT, COPILOT, GEMINI_OLD, PI, ROLLING } from './summary-samples.ts'
 
 // ---------------------------------------------------------------------------
@@ -263,9 +263,7 @@ t.test('ordinary text is never an earlier summary', async (t) => {
 // ---------------------------------------------------------------------------
 // Real summaries from the fixtures and raw transcripts
 
-const skip = fixturesPresent() ? false : `fixtures not found at ${FIXTURES} (/work/shared absent)`
-
-t.test('Gemini CLI fixture: the state_snapshot it starts with', { skip }, async (t) => {
+t.test('Gemini CLI fixture: the state_snapshot it starts with', { skip: conversationsSkip(['google-gemini__gemini-cli__trajectory.json']) }, async (t) => {
   const messages = fixtureMessages('google-gemini__gemini-cli__trajectory.json')
   const s = detectEarlierSummary(messages[1]!.text)!
   t.equal(s.source, 'gemini-cli')
@@ -286,7 +284,7 @@ t.test('Gemini CLI fixture: the state_snapshot it starts with', { skip }, async 
   for (const m of messages.slice(2)) t.equal(detectEarlierSummary(m.text), undefined, `${m.role} ${m.index} is not a summary`)
 })
 
-t.test('pi fixture: the compaction carried as "[earlier compaction summary]"', { skip }, async (t) => {
+t.test('pi fixture: the compaction carried as "[earlier compaction summary]"', { skip: conversationsSkip(['pinion05__agent-complex-task__03-raddit-dashboard-pr.json']) }, async (t) => {
   const messages = fixtureMessages('pinion05__agent-complex-task__03-raddit-dashboard-pr.json')
   const found = messages.filter((m) => detectEarlierSummary(m.text))
   t.same(found.map((m) => m.index), [526], 'exactly one summary, the compaction')
@@ -302,7 +300,7 @@ t.test('pi fixture: the compaction carried as "[earlier compaction summary]"', {
   checkLossless(t, s)
 })
 
-t.test('raw transcripts: the pi compaction entry and the Gemini snapshot', { skip: fs.existsSync(TRANSCRIPTS) ? false : `${TRANSCRIPTS} absent` }, async (t) => {
+t.test('raw transcripts: the pi compaction entry and the Gemini snapshot', { skip: transcriptsSkip(['pi-agent/pinion05__agent-complex-task__03-raddit-dashboard-pr.jsonl', 'gemini-cli/google-gemini__gemini-cli__trajectory.json']) }, async (t) => {
   const lines = fs.readFileSync(`${TRANSCRIPTS}/pi-agent/pinion05__agent-complex-task__03-raddit-dashboard-pr.jsonl`, 'utf8').split('\n')
   const entry = lines.filter((l) => l.includes('"type":"compaction"')).map((l) => JSON.parse(l) as { summary: string })[0]!
   const s = detectEarlierSummary(entry.summary)!
@@ -317,8 +315,8 @@ t.test('raw transcripts: the pi compaction entry and the Gemini snapshot', { ski
   checkLossless(t, g)
 })
 
-t.test('no assistant or tool message of any fixture is taken for a summary', { skip }, async (t) => {
-  for (const file of fs.readdirSync(FIXTURES)) {
+t.test('no assistant or tool message of any fixture is taken for a summary', { skip: conversationsSkip() }, async (t) => {
+  for (const file of fixtureFiles()) {
     const wrong = fixtureMessages(file).filter((m) => m.role !== 'user' && detectEarlierSummary(m.text))
     t.same(wrong.map((m) => m.index), [], file)
   }

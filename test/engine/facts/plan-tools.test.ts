@@ -1,7 +1,7 @@
 /** The agent's own plan, read from its todo/plan tool calls. */
 import t from 'tap'
 import { isPlanTool, planFromToolCall } from '../../../src/engine/facts/plan-tools.ts'
-import { fixtureFiles, fixtureMessages, fixturesPresent, FIXTURES } from './fixtures.ts'
+import { conversationsSkip, fixtureFiles, fixtureMessages } from '../../helpers/fixtures.ts'
 
 const args = (v: unknown) => JSON.stringify(v)
 
@@ -93,7 +93,7 @@ t.test('arguments encoded twice are read', async (t) => {
   t.same(planFromToolCall('update_plan', JSON.stringify(args({ plan: [{ step: 'x', status: 'completed' }] }))), [{ text: 'x', status: 'completed' }])
 })
 
-t.test('no tool call of the fixtures is mistaken for a plan', { skip: fixturesPresent() ? false : `fixtures not found at ${FIXTURES} (/work/shared absent)` }, async (t) => {
+t.test('no tool call of the fixtures is mistaken for a plan', { skip: conversationsSkip() }, async (t) => {
   // The fixtures use no todo tool (checked: bash, read, edit, task, subagent, update_topic, exec_command …).
   let calls = 0
   for (const file of fixtureFiles()) {

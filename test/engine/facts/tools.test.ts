@@ -9,6 +9,7 @@ import t from 'tap'
 import { parseConversation, toolCallsOf, toolResultsOf } from '../../../src/engine/messages/index.ts'
 import { ArtifactTracker, digestToolCall, extractPaths, formatDigest, shellEffects, stripHeredocBodies, VALUE_RANK } from '../../../src/engine/facts/tools.ts'
 import { clipKeepingPaths, shortenPath } from '../../../src/engine/facts/text.ts'
+import { CONVERSATIONS, conversationsSkip, fixtureFiles } from '../../helpers/fixtures.ts'
 
 const digest = (tool: string, args: Record<string, unknown>, output = '', isError = false, tracker?: ArtifactTracker) => digestToolCall(tool, JSON.stringify(args), output, isError, true, tracker)
 
@@ -124,16 +125,15 @@ t.test('old helpers keep working', async (t) => {
 
 // ───────────────────────────── fixtures ─────────────────────────────
 
-const FIXTURES = path.resolve(import.meta.dirname, '../../../../shared/fixtures/conversations')
-const fixtures = fs.existsSync(FIXTURES) ? fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.json')) : []
+const fixtures = fixtureFiles()
 const SUCCESS_RE = /^\s*(?:File created successfully|Successfully|The file \S.* has been updated|Monitor started)/
 const EDIT_TOOL_RE = /^(?:apply_patch|write|edit|write_file|replace|multi_?edit|str_replace_editor|create_file|edit_file)$/i
 
-t.test('real sessions: success messages are never failures; every patch/write/edit names a real file of its arguments', { skip: fixtures.length === 0 ? 'fixtures absent' : false }, async (t) => {
+t.test('real sessions: success messages are never failures; every patch/write/edit names a real file of its arguments', { skip: conversationsSkip() }, async (t) => {
   let successes = 0
   let edits = 0
   for (const f of fixtures) {
-    const raw = JSON.parse(fs.readFileSync(path.join(FIXTURES, f), 'utf8')) as { messages: unknown[] }
+    const raw = JSON.parse(fs.readFileSync(path.join(CONVERSATIONS, f), 'utf8')) as { messages: unknown[] }
     const messages = parseConversation(raw.messages, { format: 'openai' }).messages
     const results = new Map<string, { text: string; isError: boolean }>()
     for (const m of messages) for (const r of toolResultsOf(m)) results.set(r.callId, { text: r.text, isError: r.isError === true })

@@ -1,7 +1,6 @@
 /** updateSummary end to end (src/engine/sessions/update.ts): a real pi session fed in batches, then aged out. */
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { extractHandover } from '../../../src/engine/facts/handover.ts'
 import { parseConversation } from '../../../src/engine/messages/index.ts'
@@ -20,17 +19,14 @@ import {
   WEEK_MAX_AGE_MS,
   YESTERDAY_MAX_AGE_MS,
 } from '../../../src/engine/sessions/index.ts'
+import { CONVERSATIONS, conversationKindSkip, fixtureFiles } from '../../helpers/fixtures.ts'
 import { counter, iso } from './helpers.ts'
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
-const fixturesDir = path.resolve(repoRoot, '../shared/fixtures/conversations')
 
 /** A pi session: OpenAI-shaped messages that all carry an ISO timestamp, with tool calls. */
 function findPiSession(): { file: string; messages: unknown[] } | undefined {
-  if (!fs.existsSync(fixturesDir)) return undefined
   const found: { file: string; messages: unknown[] }[] = []
-  for (const file of fs.readdirSync(fixturesDir).filter((f) => f.endsWith('.json')).sort()) {
-    const data = JSON.parse(fs.readFileSync(path.join(fixturesDir, file), 'utf8')) as { messages?: Record<string, unknown>[] }
+  for (const file of fixtureFiles()) {
+    const data = JSON.parse(fs.readFileSync(path.join(CONVERSATIONS, file), 'utf8')) as { messages?: Record<string, unknown>[] }
     const ms = data.messages
     if (!Array.isArray(ms) || ms.length < 20) continue
     const hasIso = (m: Record<string, unknown>) => typeof m.timestamp === 'string' && /^\d{4}-\d\d-\d\dT/.test(m.timestamp)
@@ -46,7 +42,7 @@ function findPiSession(): { file: string; messages: unknown[] } | undefined {
 
 const pi = findPiSession()
 
-t.test('a real pi session in batches of 4', { skip: pi ? false : `no pi session with ISO timestamps under ${fixturesDir}` }, async (t) => {
+t.test('a real pi session in batches of 4', { skip: conversationKindSkip('pi session (20 or more messages, with tool calls, every user and assistant turn with an ISO timestamp)', pi !== undefined) }, async (t) => {
   const { file, messages } = pi!
   const conv = parseConversation(messages, { format: 'openai' })
   const exchanges = groupExchanges(conv.messages)

@@ -1,10 +1,11 @@
 /**
  * The hand-written continuation probes over the real sessions in ../shared/fixtures (one
- * module per session). Fixtures are read from ../shared and never copied here.
+ * module per session). Fixtures are read from ../shared (or COMPACTD_SHARED_FIXTURES,
+ * test/helpers/fixtures.ts) and never copied here.
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { FIXTURES_DIR } from '../quality.ts'
+import { CONVERSATIONS, conversationsSkip } from '../../helpers/fixtures.ts'
 import type { Probe } from './core.ts'
 import { probes as astroid } from './astroid-1333.ts'
 import { probes as awesomeIde } from './awesome-agent-ide.ts'
@@ -22,11 +23,13 @@ export const FIXTURE_PROBES: readonly Probe[] = [...ctf, ...astroid, ...raddit, 
 /** Fixture names the probes use (file names without .json). */
 export const PROBED_FIXTURES: readonly string[] = [...new Set(FIXTURE_PROBES.map((p) => p.fixture))]
 
-export const fixturesAvailable = () => fs.existsSync(FIXTURES_DIR)
+/** Why the probed sessions cannot be read (what is missing), or false. */
+export const probedFixturesSkip = (): string | false => conversationsSkip(PROBED_FIXTURES.map((f) => `${f}.json`))
+export const fixturesAvailable = (): boolean => probedFixturesSkip() === false
 
 /** The OpenAI messages of a fixture. */
 export function loadFixture(name: string): unknown[] {
-  return JSON.parse(fs.readFileSync(path.join(FIXTURES_DIR, `${name}.json`), 'utf8')).messages
+  return JSON.parse(fs.readFileSync(path.join(CONVERSATIONS, `${name}.json`), 'utf8')).messages
 }
 
 export function loadProbedFixtures(): Map<string, unknown[]> {
