@@ -61,6 +61,18 @@ export const standardErrorResponses = {
   503: errorResponseSchema,
 } as const
 
+/** An ApiError as plain data (what a compute thread sends back, and what the HTTP layer sends). */
+export function apiErrorFields(err: ApiError): DescribedError {
+  return {
+    statusCode: err.statusCode,
+    code: err.code,
+    message: err.message,
+    ...(err.issues ? { issues: err.issues } : {}),
+    ...(err.details ? { details: err.details } : {}),
+    ...(err.headers ? { headers: err.headers } : {}),
+  }
+}
+
 /** A failure the caller can act on, described once for the HTTP layer and the in-process library alike. */
 export interface DescribedError {
   statusCode: number
@@ -77,16 +89,7 @@ export interface DescribedError {
  * unexpected. Paths are those of the HTTP API (`body.summarizer.model`, `messages[3].role`).
  */
 export function describeError(err: unknown): DescribedError | undefined {
-  if (err instanceof ApiError) {
-    return {
-      statusCode: err.statusCode,
-      code: err.code,
-      message: err.message,
-      ...(err.issues ? { issues: err.issues } : {}),
-      ...(err.details ? { details: err.details } : {}),
-      ...(err.headers ? { headers: err.headers } : {}),
-    }
-  }
+  if (err instanceof ApiError) return apiErrorFields(err)
   if (err instanceof MessageFormatError) return { statusCode: 400, code: 'invalid_messages', message: err.message, issues: [{ path: err.field, message: err.reason }] }
   if (err instanceof CompactionError) {
     // The numbers (targetTokens, minimumTokens, ...) let the caller pick a reachable target.

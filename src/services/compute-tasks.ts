@@ -12,7 +12,7 @@ import { llmSummarizer } from '../engine/compaction/summarizers/llm.ts'
 import type { SummarizerClient } from '../engine/compaction/types.ts'
 import { MessageFormatError } from '../engine/messages/errors.ts'
 import type { MessageCountCache } from '../engine/tokens/count.ts'
-import { ApiError, type ErrorIssue } from '../errors.ts'
+import { ApiError, apiErrorFields, type DescribedError } from '../errors.ts'
 import type { ProviderTokenCounter } from '../providers/anthropic-count.ts'
 import type { ThreadCacheStats } from '../plugins/token-cache-store.ts'
 import { computeAppendCounts } from '../sessions/append-counts.ts'
@@ -115,7 +115,7 @@ export async function runInline<K extends TaskName>(config: Config, task: K, inp
 // Across the thread boundary
 
 export type WireError =
-  | { kind: 'api'; statusCode: number; code: string; message: string; issues?: ErrorIssue[]; details?: Record<string, unknown>; headers?: Record<string, string> }
+  | ({ kind: 'api' } & DescribedError)
   | { kind: 'message_format'; field: string; reason: string; index: number | null }
   | { kind: 'compaction'; code: CompactionError['code']; message: string; details: Record<string, unknown> }
   | { kind: 'other'; name: string; message: string; stack?: string }
@@ -136,17 +136,7 @@ export async function runTask(config: Config, task: TaskName, input: unknown, en
 }
 
 export function toWire(err: unknown): WireError {
-  if (err instanceof ApiError) {
-    return {
-      kind: 'api',
-      statusCode: err.statusCode,
-      code: err.code,
-      message: err.message,
-      ...(err.issues ? { issues: err.issues } : {}),
-      ...(err.details ? { details: err.details } : {}),
-      ...(err.headers ? { headers: err.headers } : {}),
-    }
-  }
+  if (err instanceof ApiError) return { kind: 'api', ...apiErrorFields(err) }
   if (err instanceof MessageFormatError) return { kind: 'message_format', field: err.field, reason: err.reason, index: err.index }
   if (err instanceof CompactionError) return { kind: 'compaction', code: err.code, message: err.message, details: err.details }
   const e = err as { name?: unknown; message?: unknown; stack?: unknown }
