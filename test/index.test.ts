@@ -141,3 +141,15 @@ t.test('the built package: ESM and CommonJS consumers, and its types', async (t)
   const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir, encoding: 'utf8' })
   t.equal(tsc.status, 0, `tsc: ${tsc.stdout}${tsc.stderr}`)
 })
+
+t.test('a tarball (npm pack) ships the build the package points at', async (t) => {
+  await ensureBuilt(['server', 'lib'])
+  // --ignore-scripts: the build is current; pack would otherwise run prepare again.
+  const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' })
+  t.equal(pack.status, 0, pack.stderr)
+  const files = new Set((JSON.parse(pack.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path))
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { main: string; types: string; bin: Record<string, string>; exports: { '.': Record<string, string> } }
+  const wanted = [pkg.main, pkg.types, ...Object.values(pkg.exports['.']), ...Object.values(pkg.bin), 'dist/cli/compactd.js', 'dist/server.js'].map((p) => p.replace(/^\.\//, ''))
+  for (const file of wanted) t.ok(files.has(file), `${file} is in the tarball`)
+  t.notOk([...files].some((f) => f.startsWith('src/') || f.startsWith('test/')), 'sources and tests stay in the repository')
+})
