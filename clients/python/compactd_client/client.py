@@ -31,6 +31,7 @@ from ._schema import (
     HealthzResponse,
     ImportRequestInput,
     ImportResponse,
+    PutSessionSummaryResponse,
     PutSummaryRequestInput,
     ReadyzResponse,
     Session,
@@ -258,9 +259,9 @@ class Client:
         return cast(SessionSummary, self._call("GET /sessions/{id}/summary", path={"id": session_id}).data)
 
     @route("PUT /sessions/{id}/summary")
-    def put_summary(self, session_id: str, request: PutSummaryRequestInput) -> SessionSummary:
+    def put_summary(self, session_id: str, request: PutSummaryRequestInput) -> PutSessionSummaryResponse:
         """Replaces the summary by hand; ``baseVersion`` makes it a compare-and-set (409 on conflict)."""
-        return cast(SessionSummary, self._call("PUT /sessions/{id}/summary", path={"id": session_id}, body=request).data)
+        return cast(PutSessionSummaryResponse, self._call("PUT /sessions/{id}/summary", path={"id": session_id}, body=request).data)
 
     @route("POST /sessions/{id}/summary/refresh")
     def refresh_summary(self, session_id: str) -> SummaryRefresh:
