@@ -519,6 +519,109 @@ class ImportResponseInput(TypedDict):
     session: ImportResponseInputSession
 
 
+class SessionSummaryInputUpdate(TypedDict):
+    # pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+    status: Literal["pending", "running", "failed"]
+
+
+class SessionSummaryInput(TypedDict):
+    # The session.
+    sessionId: str
+    # Summary version (0 while none exists). Versions are kept; the highest is current.
+    version: int
+    # The summary document as stored, with each item's `<!-- … -->` machine comment
+    # (times, importance, files). Send this back to PUT /summary to edit it.
+    content: str
+    # The same document without the machine comments: what to send to a model.
+    text: str
+    # Tokens of `content`; never more than `budget`.
+    tokens: int
+    # The session's summary budget, in tokens.
+    budget: int
+    # When this version was written (ISO 8601).
+    updatedAt: Union[str, None]
+    # Who wrote this version.
+    source: Union[Literal["background", "manual"], None]
+    # True when evicted messages are not folded in yet (an update is due), or when the
+    # database was unreachable.
+    stale: bool
+    # Evicted messages not yet in the summary.
+    evictedAwaitingSummary: int
+    # The queued background update, if any.
+    update: Union[SessionSummaryInputUpdate, None]
+    # True when the database could not be read: this is the last summary this process
+    # saw (or, with status 503, the placeholder "[Summary temporarily unavailable]").
+    degraded: bool
+
+
+class PutSessionSummaryResponseInputUpdate(TypedDict):
+    # pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+    status: Literal["pending", "running", "failed"]
+
+
+class PutSessionSummaryResponseInput(TypedDict):
+    # The session.
+    sessionId: str
+    # Summary version (0 while none exists). Versions are kept; the highest is current.
+    version: int
+    # The summary document as stored, with each item's `<!-- … -->` machine comment
+    # (times, importance, files). Send this back to PUT /summary to edit it.
+    content: str
+    # The same document without the machine comments: what to send to a model.
+    text: str
+    # Tokens of `content`; never more than `budget`.
+    tokens: int
+    # The session's summary budget, in tokens.
+    budget: int
+    # When this version was written (ISO 8601).
+    updatedAt: Union[str, None]
+    # Who wrote this version.
+    source: Union[Literal["background", "manual"], None]
+    # True when evicted messages are not folded in yet (an update is due), or when the
+    # database was unreachable.
+    stale: bool
+    # Evicted messages not yet in the summary.
+    evictedAwaitingSummary: int
+    # The queued background update, if any.
+    update: Union[PutSessionSummaryResponseInputUpdate, None]
+    # True when the database could not be read: this is the last summary this process
+    # saw (or, with status 503, the placeholder "[Summary temporarily unavailable]").
+    degraded: bool
+    # Continuation fields your text did not state (no "Current task:", "Completed:",
+    # "Pending:", "Key decisions:" or "Relevant files:" line), so they were carried over
+    # from the version you replaced and added to its `## Continuation` block. Empty when
+    # you stated them all. To clear a field, state it as none, e.g. "Current task:
+    # none".
+    continuationCarriedOver: List[Literal["currentTask", "completedSteps", "pendingSteps", "keyDecisions", "relevantFiles"]]
+
+
+# A summary written by hand. It becomes a new version, and the next background update
+# builds on it.
+class PutSummaryRequestInput(TypedDict):
+    # The new summary document (markdown: "## Previously in This Session", "##
+    # Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->`
+    # comments from GET; lines without one take the time of the newest dated item (the
+    # update's time when none has one). Continuation fields it does not state are
+    # carried over from the version it replaces (see continuationCarriedOver). Must fit
+    # the session's summaryBudget.
+    content: str
+    # The version you read (compare-and-set): when another version was written since,
+    # the request fails with 409 and writes nothing. Omitted: the current version at the
+    # time of the write.
+    baseVersion: NotRequired[int]
+
+
+class SummaryRefreshInput(TypedDict):
+    # The session.
+    sessionId: str
+    # new: an entry was queued; merged: the pending entry was raised to high priority.
+    queued: Literal["new", "merged"]
+    # Refreshes are queued at high priority.
+    priority: Literal["high"]
+    # Evicted messages the update will fold in.
+    evictedAwaitingSummary: int
+
+
 class SessionSettingsRequestInputSystemItem(TypedDict):
     type: Literal["text"]
     text: str
@@ -670,109 +773,6 @@ class AppendMessagesResponseInput(TypedDict):
     evictedExchangesAwaitingSummary: int
     # True when this request queued a background summary update.
     updateQueued: bool
-
-
-class SessionSummaryInputUpdate(TypedDict):
-    # pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
-    status: Literal["pending", "running", "failed"]
-
-
-class SessionSummaryInput(TypedDict):
-    # The session.
-    sessionId: str
-    # Summary version (0 while none exists). Versions are kept; the highest is current.
-    version: int
-    # The summary document as stored, with each item's `<!-- … -->` machine comment
-    # (times, importance, files). Send this back to PUT /summary to edit it.
-    content: str
-    # The same document without the machine comments: what to send to a model.
-    text: str
-    # Tokens of `content`; never more than `budget`.
-    tokens: int
-    # The session's summary budget, in tokens.
-    budget: int
-    # When this version was written (ISO 8601).
-    updatedAt: Union[str, None]
-    # Who wrote this version.
-    source: Union[Literal["background", "manual"], None]
-    # True when evicted messages are not folded in yet (an update is due), or when the
-    # database was unreachable.
-    stale: bool
-    # Evicted messages not yet in the summary.
-    evictedAwaitingSummary: int
-    # The queued background update, if any.
-    update: Union[SessionSummaryInputUpdate, None]
-    # True when the database could not be read: this is the last summary this process
-    # saw (or, with status 503, the placeholder "[Summary temporarily unavailable]").
-    degraded: bool
-
-
-class PutSessionSummaryResponseInputUpdate(TypedDict):
-    # pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
-    status: Literal["pending", "running", "failed"]
-
-
-class PutSessionSummaryResponseInput(TypedDict):
-    # The session.
-    sessionId: str
-    # Summary version (0 while none exists). Versions are kept; the highest is current.
-    version: int
-    # The summary document as stored, with each item's `<!-- … -->` machine comment
-    # (times, importance, files). Send this back to PUT /summary to edit it.
-    content: str
-    # The same document without the machine comments: what to send to a model.
-    text: str
-    # Tokens of `content`; never more than `budget`.
-    tokens: int
-    # The session's summary budget, in tokens.
-    budget: int
-    # When this version was written (ISO 8601).
-    updatedAt: Union[str, None]
-    # Who wrote this version.
-    source: Union[Literal["background", "manual"], None]
-    # True when evicted messages are not folded in yet (an update is due), or when the
-    # database was unreachable.
-    stale: bool
-    # Evicted messages not yet in the summary.
-    evictedAwaitingSummary: int
-    # The queued background update, if any.
-    update: Union[PutSessionSummaryResponseInputUpdate, None]
-    # True when the database could not be read: this is the last summary this process
-    # saw (or, with status 503, the placeholder "[Summary temporarily unavailable]").
-    degraded: bool
-    # Continuation fields your text did not state (no "Current task:", "Completed:",
-    # "Pending:", "Key decisions:" or "Relevant files:" line), so they were carried over
-    # from the version you replaced and added to its `## Continuation` block. Empty when
-    # you stated them all. To clear a field, state it as none, e.g. "Current task:
-    # none".
-    continuationCarriedOver: List[Literal["currentTask", "completedSteps", "pendingSteps", "keyDecisions", "relevantFiles"]]
-
-
-# A summary written by hand. It becomes a new version, and the next background update
-# builds on it.
-class PutSummaryRequestInput(TypedDict):
-    # The new summary document (markdown: "## Previously in This Session", "##
-    # Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->`
-    # comments from GET; lines without one take the time of the newest dated item (the
-    # update's time when none has one). Continuation fields it does not state are
-    # carried over from the version it replaces (see continuationCarriedOver). Must fit
-    # the session's summaryBudget.
-    content: str
-    # The version you read (compare-and-set): when another version was written since,
-    # the request fails with 409 and writes nothing. Omitted: the current version at the
-    # time of the write.
-    baseVersion: NotRequired[int]
-
-
-class SummaryRefreshInput(TypedDict):
-    # The session.
-    sessionId: str
-    # new: an entry was queued; merged: the pending entry was raised to high priority.
-    queued: Literal["new", "merged"]
-    # Refreshes are queued at high priority.
-    priority: Literal["high"]
-    # Evicted messages the update will fold in.
-    evictedAwaitingSummary: int
 
 
 class SessionContextInput(TypedDict):
@@ -1476,6 +1476,109 @@ class ImportResponse(TypedDict):
     session: ImportResponseSession
 
 
+class SessionSummaryUpdate(TypedDict):
+    # pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+    status: Literal["pending", "running", "failed"]
+
+
+class SessionSummary(TypedDict):
+    # The session.
+    sessionId: str
+    # Summary version (0 while none exists). Versions are kept; the highest is current.
+    version: int
+    # The summary document as stored, with each item's `<!-- … -->` machine comment
+    # (times, importance, files). Send this back to PUT /summary to edit it.
+    content: str
+    # The same document without the machine comments: what to send to a model.
+    text: str
+    # Tokens of `content`; never more than `budget`.
+    tokens: int
+    # The session's summary budget, in tokens.
+    budget: int
+    # When this version was written (ISO 8601).
+    updatedAt: Union[str, None]
+    # Who wrote this version.
+    source: Union[Literal["background", "manual"], None]
+    # True when evicted messages are not folded in yet (an update is due), or when the
+    # database was unreachable.
+    stale: bool
+    # Evicted messages not yet in the summary.
+    evictedAwaitingSummary: int
+    # The queued background update, if any.
+    update: Union[SessionSummaryUpdate, None]
+    # True when the database could not be read: this is the last summary this process
+    # saw (or, with status 503, the placeholder "[Summary temporarily unavailable]").
+    degraded: bool
+
+
+class PutSessionSummaryResponseUpdate(TypedDict):
+    # pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+    status: Literal["pending", "running", "failed"]
+
+
+class PutSessionSummaryResponse(TypedDict):
+    # The session.
+    sessionId: str
+    # Summary version (0 while none exists). Versions are kept; the highest is current.
+    version: int
+    # The summary document as stored, with each item's `<!-- … -->` machine comment
+    # (times, importance, files). Send this back to PUT /summary to edit it.
+    content: str
+    # The same document without the machine comments: what to send to a model.
+    text: str
+    # Tokens of `content`; never more than `budget`.
+    tokens: int
+    # The session's summary budget, in tokens.
+    budget: int
+    # When this version was written (ISO 8601).
+    updatedAt: Union[str, None]
+    # Who wrote this version.
+    source: Union[Literal["background", "manual"], None]
+    # True when evicted messages are not folded in yet (an update is due), or when the
+    # database was unreachable.
+    stale: bool
+    # Evicted messages not yet in the summary.
+    evictedAwaitingSummary: int
+    # The queued background update, if any.
+    update: Union[PutSessionSummaryResponseUpdate, None]
+    # True when the database could not be read: this is the last summary this process
+    # saw (or, with status 503, the placeholder "[Summary temporarily unavailable]").
+    degraded: bool
+    # Continuation fields your text did not state (no "Current task:", "Completed:",
+    # "Pending:", "Key decisions:" or "Relevant files:" line), so they were carried over
+    # from the version you replaced and added to its `## Continuation` block. Empty when
+    # you stated them all. To clear a field, state it as none, e.g. "Current task:
+    # none".
+    continuationCarriedOver: List[Literal["currentTask", "completedSteps", "pendingSteps", "keyDecisions", "relevantFiles"]]
+
+
+# A summary written by hand. It becomes a new version, and the next background update
+# builds on it.
+class PutSummaryRequest(TypedDict):
+    # The new summary document (markdown: "## Previously in This Session", "##
+    # Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->`
+    # comments from GET; lines without one take the time of the newest dated item (the
+    # update's time when none has one). Continuation fields it does not state are
+    # carried over from the version it replaces (see continuationCarriedOver). Must fit
+    # the session's summaryBudget.
+    content: str
+    # The version you read (compare-and-set): when another version was written since,
+    # the request fails with 409 and writes nothing. Omitted: the current version at the
+    # time of the write.
+    baseVersion: NotRequired[int]
+
+
+class SummaryRefresh(TypedDict):
+    # The session.
+    sessionId: str
+    # new: an entry was queued; merged: the pending entry was raised to high priority.
+    queued: Literal["new", "merged"]
+    # Refreshes are queued at high priority.
+    priority: Literal["high"]
+    # Evicted messages the update will fold in.
+    evictedAwaitingSummary: int
+
+
 class SessionSettingsRequestSystemItem(TypedDict):
     type: Literal["text"]
     text: str
@@ -1545,13 +1648,6 @@ class SessionSettings(TypedDict):
     mode: Literal["rules", "llm"]
     # Summarizer of llm mode.
     summarizer: NotRequired[SessionSettingsSummarizer]
-
-
-class SessionSummary(TypedDict):
-    version: int
-    tokens: int
-    updatedAt: str
-    source: str
 
 
 class SessionUpdate(TypedDict):
@@ -1627,74 +1723,6 @@ class AppendMessagesResponse(TypedDict):
     evictedExchangesAwaitingSummary: int
     # True when this request queued a background summary update.
     updateQueued: bool
-
-
-class PutSessionSummaryResponseUpdate(TypedDict):
-    # pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
-    status: Literal["pending", "running", "failed"]
-
-
-class PutSessionSummaryResponse(TypedDict):
-    # The session.
-    sessionId: str
-    # Summary version (0 while none exists). Versions are kept; the highest is current.
-    version: int
-    # The summary document as stored, with each item's `<!-- … -->` machine comment
-    # (times, importance, files). Send this back to PUT /summary to edit it.
-    content: str
-    # The same document without the machine comments: what to send to a model.
-    text: str
-    # Tokens of `content`; never more than `budget`.
-    tokens: int
-    # The session's summary budget, in tokens.
-    budget: int
-    # When this version was written (ISO 8601).
-    updatedAt: Union[str, None]
-    # Who wrote this version.
-    source: Union[Literal["background", "manual"], None]
-    # True when evicted messages are not folded in yet (an update is due), or when the
-    # database was unreachable.
-    stale: bool
-    # Evicted messages not yet in the summary.
-    evictedAwaitingSummary: int
-    # The queued background update, if any.
-    update: Union[PutSessionSummaryResponseUpdate, None]
-    # True when the database could not be read: this is the last summary this process
-    # saw (or, with status 503, the placeholder "[Summary temporarily unavailable]").
-    degraded: bool
-    # Continuation fields your text did not state (no "Current task:", "Completed:",
-    # "Pending:", "Key decisions:" or "Relevant files:" line), so they were carried over
-    # from the version you replaced and added to its `## Continuation` block. Empty when
-    # you stated them all. To clear a field, state it as none, e.g. "Current task:
-    # none".
-    continuationCarriedOver: List[Literal["currentTask", "completedSteps", "pendingSteps", "keyDecisions", "relevantFiles"]]
-
-
-# A summary written by hand. It becomes a new version, and the next background update
-# builds on it.
-class PutSummaryRequest(TypedDict):
-    # The new summary document (markdown: "## Previously in This Session", "##
-    # Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->`
-    # comments from GET; lines without one take the time of the newest dated item (the
-    # update's time when none has one). Continuation fields it does not state are
-    # carried over from the version it replaces (see continuationCarriedOver). Must fit
-    # the session's summaryBudget.
-    content: str
-    # The version you read (compare-and-set): when another version was written since,
-    # the request fails with 409 and writes nothing. Omitted: the current version at the
-    # time of the write.
-    baseVersion: NotRequired[int]
-
-
-class SummaryRefresh(TypedDict):
-    # The session.
-    sessionId: str
-    # new: an entry was queued; merged: the pending entry was raised to high priority.
-    queued: Literal["new", "merged"]
-    # Refreshes are queued at high priority.
-    priority: Literal["high"]
-    # Evicted messages the update will fold in.
-    evictedAwaitingSummary: int
 
 
 class SessionContext(TypedDict):

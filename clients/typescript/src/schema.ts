@@ -2815,6 +2815,142 @@ export interface components {
             };
         };
         /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "version": 3,
+         *       "content": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens) <!-- at=2026-11-22T13:20:00.000Z i=m k=fix f=src/db.ts -->\n\n## Yesterday\n\n## This Week\n",
+         *       "text": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens)\n\n## Yesterday\n\n## This Week\n",
+         *       "tokens": 96,
+         *       "budget": 10000,
+         *       "updatedAt": "2026-11-22T13:23:20.601Z",
+         *       "source": "background",
+         *       "stale": false,
+         *       "evictedAwaitingSummary": 0,
+         *       "update": null,
+         *       "degraded": false
+         *     }
+         */
+        SessionSummaryInput: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description Summary version (0 while none exists). Versions are kept; the highest is current. */
+            version: number;
+            /** @description The summary document as stored, with each item's `<!-- … -->` machine comment (times, importance, files). Send this back to PUT /summary to edit it. */
+            content: string;
+            /** @description The same document without the machine comments: what to send to a model. */
+            text: string;
+            /** @description Tokens of `content`; never more than `budget`. */
+            tokens: number;
+            /** @description The session's summary budget, in tokens. */
+            budget: number;
+            /** @description When this version was written (ISO 8601). */
+            updatedAt: string | null;
+            /** @description Who wrote this version. */
+            source: ("background" | "manual") | null;
+            /** @description True when evicted messages are not folded in yet (an update is due), or when the database was unreachable. */
+            stale: boolean;
+            /** @description Evicted messages not yet in the summary. */
+            evictedAwaitingSummary: number;
+            /** @description The queued background update, if any. */
+            update: {
+                /**
+                 * @description pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+                 * @enum {string}
+                 */
+                status: "pending" | "running" | "failed";
+            } | null;
+            /** @description True when the database could not be read: this is the last summary this process saw (or, with status 503, the placeholder "[Summary temporarily unavailable]"). */
+            degraded: boolean;
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "version": 3,
+         *       "content": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens) <!-- at=2026-11-22T13:20:00.000Z i=m k=fix f=src/db.ts -->\n\n## Yesterday\n\n## This Week\n",
+         *       "text": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens)\n\n## Yesterday\n\n## This Week\n",
+         *       "tokens": 96,
+         *       "budget": 10000,
+         *       "updatedAt": "2026-11-22T13:23:20.601Z",
+         *       "source": "manual",
+         *       "stale": false,
+         *       "evictedAwaitingSummary": 0,
+         *       "update": null,
+         *       "degraded": false,
+         *       "continuationCarriedOver": []
+         *     }
+         */
+        PutSessionSummaryResponseInput: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description Summary version (0 while none exists). Versions are kept; the highest is current. */
+            version: number;
+            /** @description The summary document as stored, with each item's `<!-- … -->` machine comment (times, importance, files). Send this back to PUT /summary to edit it. */
+            content: string;
+            /** @description The same document without the machine comments: what to send to a model. */
+            text: string;
+            /** @description Tokens of `content`; never more than `budget`. */
+            tokens: number;
+            /** @description The session's summary budget, in tokens. */
+            budget: number;
+            /** @description When this version was written (ISO 8601). */
+            updatedAt: string | null;
+            /** @description Who wrote this version. */
+            source: ("background" | "manual") | null;
+            /** @description True when evicted messages are not folded in yet (an update is due), or when the database was unreachable. */
+            stale: boolean;
+            /** @description Evicted messages not yet in the summary. */
+            evictedAwaitingSummary: number;
+            /** @description The queued background update, if any. */
+            update: {
+                /**
+                 * @description pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+                 * @enum {string}
+                 */
+                status: "pending" | "running" | "failed";
+            } | null;
+            /** @description True when the database could not be read: this is the last summary this process saw (or, with status 503, the placeholder "[Summary temporarily unavailable]"). */
+            degraded: boolean;
+            /** @description Continuation fields your text did not state (no "Current task:", "Completed:", "Pending:", "Key decisions:" or "Relevant files:" line), so they were carried over from the version you replaced and added to its `## Continuation` block. Empty when you stated them all. To clear a field, state it as none, e.g. "Current task: none". */
+            continuationCarriedOver: ("currentTask" | "completedSteps" | "pendingSteps" | "keyDecisions" | "relevantFiles")[];
+        };
+        /**
+         * @description A summary written by hand. It becomes a new version, and the next background update builds on it.
+         * @example {
+         *       "baseVersion": 3,
+         *       "content": "## Previously in This Session\n1. Decided to keep one pg.Pool per process (2026-11-22 13:20Z, ~2k tokens)\n\n## Yesterday\n\n## This Week\n"
+         *     }
+         */
+        PutSummaryRequestInput: {
+            /** @description The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one take the time of the newest dated item (the update's time when none has one). Continuation fields it does not state are carried over from the version it replaces (see continuationCarriedOver). Must fit the session's summaryBudget. */
+            content: string;
+            /** @description The version you read (compare-and-set): when another version was written since, the request fails with 409 and writes nothing. Omitted: the current version at the time of the write. */
+            baseVersion?: number;
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "queued": "new",
+         *       "priority": "high",
+         *       "evictedAwaitingSummary": 6
+         *     }
+         */
+        SummaryRefreshInput: {
+            /** @description The session. */
+            sessionId: string;
+            /**
+             * @description new: an entry was queued; merged: the pending entry was raised to high priority.
+             * @enum {string}
+             */
+            queued: "new" | "merged";
+            /**
+             * @description Refreshes are queued at high priority.
+             * @constant
+             */
+            priority: "high";
+            /** @description Evicted messages the update will fold in. */
+            evictedAwaitingSummary: number;
+        };
+        /**
          * @description A session's settings; omitted fields keep their value (or the default for a new session).
          * @example {
          *       "format": "openai",
@@ -3050,142 +3186,6 @@ export interface components {
             evictedExchangesAwaitingSummary: number;
             /** @description True when this request queued a background summary update. */
             updateQueued: boolean;
-        };
-        /**
-         * @example {
-         *       "sessionId": "agent-run-42",
-         *       "version": 3,
-         *       "content": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens) <!-- at=2026-11-22T13:20:00.000Z i=m k=fix f=src/db.ts -->\n\n## Yesterday\n\n## This Week\n",
-         *       "text": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens)\n\n## Yesterday\n\n## This Week\n",
-         *       "tokens": 96,
-         *       "budget": 10000,
-         *       "updatedAt": "2026-11-22T13:23:20.601Z",
-         *       "source": "background",
-         *       "stale": false,
-         *       "evictedAwaitingSummary": 0,
-         *       "update": null,
-         *       "degraded": false
-         *     }
-         */
-        SessionSummaryInput: {
-            /** @description The session. */
-            sessionId: string;
-            /** @description Summary version (0 while none exists). Versions are kept; the highest is current. */
-            version: number;
-            /** @description The summary document as stored, with each item's `<!-- … -->` machine comment (times, importance, files). Send this back to PUT /summary to edit it. */
-            content: string;
-            /** @description The same document without the machine comments: what to send to a model. */
-            text: string;
-            /** @description Tokens of `content`; never more than `budget`. */
-            tokens: number;
-            /** @description The session's summary budget, in tokens. */
-            budget: number;
-            /** @description When this version was written (ISO 8601). */
-            updatedAt: string | null;
-            /** @description Who wrote this version. */
-            source: ("background" | "manual") | null;
-            /** @description True when evicted messages are not folded in yet (an update is due), or when the database was unreachable. */
-            stale: boolean;
-            /** @description Evicted messages not yet in the summary. */
-            evictedAwaitingSummary: number;
-            /** @description The queued background update, if any. */
-            update: {
-                /**
-                 * @description pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
-                 * @enum {string}
-                 */
-                status: "pending" | "running" | "failed";
-            } | null;
-            /** @description True when the database could not be read: this is the last summary this process saw (or, with status 503, the placeholder "[Summary temporarily unavailable]"). */
-            degraded: boolean;
-        };
-        /**
-         * @example {
-         *       "sessionId": "agent-run-42",
-         *       "version": 3,
-         *       "content": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens) <!-- at=2026-11-22T13:20:00.000Z i=m k=fix f=src/db.ts -->\n\n## Yesterday\n\n## This Week\n",
-         *       "text": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens)\n\n## Yesterday\n\n## This Week\n",
-         *       "tokens": 96,
-         *       "budget": 10000,
-         *       "updatedAt": "2026-11-22T13:23:20.601Z",
-         *       "source": "manual",
-         *       "stale": false,
-         *       "evictedAwaitingSummary": 0,
-         *       "update": null,
-         *       "degraded": false,
-         *       "continuationCarriedOver": []
-         *     }
-         */
-        PutSessionSummaryResponseInput: {
-            /** @description The session. */
-            sessionId: string;
-            /** @description Summary version (0 while none exists). Versions are kept; the highest is current. */
-            version: number;
-            /** @description The summary document as stored, with each item's `<!-- … -->` machine comment (times, importance, files). Send this back to PUT /summary to edit it. */
-            content: string;
-            /** @description The same document without the machine comments: what to send to a model. */
-            text: string;
-            /** @description Tokens of `content`; never more than `budget`. */
-            tokens: number;
-            /** @description The session's summary budget, in tokens. */
-            budget: number;
-            /** @description When this version was written (ISO 8601). */
-            updatedAt: string | null;
-            /** @description Who wrote this version. */
-            source: ("background" | "manual") | null;
-            /** @description True when evicted messages are not folded in yet (an update is due), or when the database was unreachable. */
-            stale: boolean;
-            /** @description Evicted messages not yet in the summary. */
-            evictedAwaitingSummary: number;
-            /** @description The queued background update, if any. */
-            update: {
-                /**
-                 * @description pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
-                 * @enum {string}
-                 */
-                status: "pending" | "running" | "failed";
-            } | null;
-            /** @description True when the database could not be read: this is the last summary this process saw (or, with status 503, the placeholder "[Summary temporarily unavailable]"). */
-            degraded: boolean;
-            /** @description Continuation fields your text did not state (no "Current task:", "Completed:", "Pending:", "Key decisions:" or "Relevant files:" line), so they were carried over from the version you replaced and added to its `## Continuation` block. Empty when you stated them all. To clear a field, state it as none, e.g. "Current task: none". */
-            continuationCarriedOver: ("currentTask" | "completedSteps" | "pendingSteps" | "keyDecisions" | "relevantFiles")[];
-        };
-        /**
-         * @description A summary written by hand. It becomes a new version, and the next background update builds on it.
-         * @example {
-         *       "baseVersion": 3,
-         *       "content": "## Previously in This Session\n1. Decided to keep one pg.Pool per process (2026-11-22 13:20Z, ~2k tokens)\n\n## Yesterday\n\n## This Week\n"
-         *     }
-         */
-        PutSummaryRequestInput: {
-            /** @description The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one take the time of the newest dated item (the update's time when none has one). Continuation fields it does not state are carried over from the version it replaces (see continuationCarriedOver). Must fit the session's summaryBudget. */
-            content: string;
-            /** @description The version you read (compare-and-set): when another version was written since, the request fails with 409 and writes nothing. Omitted: the current version at the time of the write. */
-            baseVersion?: number;
-        };
-        /**
-         * @example {
-         *       "sessionId": "agent-run-42",
-         *       "queued": "new",
-         *       "priority": "high",
-         *       "evictedAwaitingSummary": 6
-         *     }
-         */
-        SummaryRefreshInput: {
-            /** @description The session. */
-            sessionId: string;
-            /**
-             * @description new: an entry was queued; merged: the pending entry was raised to high priority.
-             * @enum {string}
-             */
-            queued: "new" | "merged";
-            /**
-             * @description Refreshes are queued at high priority.
-             * @constant
-             */
-            priority: "high";
-            /** @description Evicted messages the update will fold in. */
-            evictedAwaitingSummary: number;
         };
         /**
          * @example {
@@ -4243,6 +4243,142 @@ export interface components {
             };
         };
         /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "version": 3,
+         *       "content": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens) <!-- at=2026-11-22T13:20:00.000Z i=m k=fix f=src/db.ts -->\n\n## Yesterday\n\n## This Week\n",
+         *       "text": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens)\n\n## Yesterday\n\n## This Week\n",
+         *       "tokens": 96,
+         *       "budget": 10000,
+         *       "updatedAt": "2026-11-22T13:23:20.601Z",
+         *       "source": "background",
+         *       "stale": false,
+         *       "evictedAwaitingSummary": 0,
+         *       "update": null,
+         *       "degraded": false
+         *     }
+         */
+        SessionSummary: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description Summary version (0 while none exists). Versions are kept; the highest is current. */
+            version: number;
+            /** @description The summary document as stored, with each item's `<!-- … -->` machine comment (times, importance, files). Send this back to PUT /summary to edit it. */
+            content: string;
+            /** @description The same document without the machine comments: what to send to a model. */
+            text: string;
+            /** @description Tokens of `content`; never more than `budget`. */
+            tokens: number;
+            /** @description The session's summary budget, in tokens. */
+            budget: number;
+            /** @description When this version was written (ISO 8601). */
+            updatedAt: string | null;
+            /** @description Who wrote this version. */
+            source: ("background" | "manual") | null;
+            /** @description True when evicted messages are not folded in yet (an update is due), or when the database was unreachable. */
+            stale: boolean;
+            /** @description Evicted messages not yet in the summary. */
+            evictedAwaitingSummary: number;
+            /** @description The queued background update, if any. */
+            update: {
+                /**
+                 * @description pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+                 * @enum {string}
+                 */
+                status: "pending" | "running" | "failed";
+            } | null;
+            /** @description True when the database could not be read: this is the last summary this process saw (or, with status 503, the placeholder "[Summary temporarily unavailable]"). */
+            degraded: boolean;
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "version": 3,
+         *       "content": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens) <!-- at=2026-11-22T13:20:00.000Z i=m k=fix f=src/db.ts -->\n\n## Yesterday\n\n## This Week\n",
+         *       "text": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens)\n\n## Yesterday\n\n## This Week\n",
+         *       "tokens": 96,
+         *       "budget": 10000,
+         *       "updatedAt": "2026-11-22T13:23:20.601Z",
+         *       "source": "manual",
+         *       "stale": false,
+         *       "evictedAwaitingSummary": 0,
+         *       "update": null,
+         *       "degraded": false,
+         *       "continuationCarriedOver": []
+         *     }
+         */
+        PutSessionSummaryResponse: {
+            /** @description The session. */
+            sessionId: string;
+            /** @description Summary version (0 while none exists). Versions are kept; the highest is current. */
+            version: number;
+            /** @description The summary document as stored, with each item's `<!-- … -->` machine comment (times, importance, files). Send this back to PUT /summary to edit it. */
+            content: string;
+            /** @description The same document without the machine comments: what to send to a model. */
+            text: string;
+            /** @description Tokens of `content`; never more than `budget`. */
+            tokens: number;
+            /** @description The session's summary budget, in tokens. */
+            budget: number;
+            /** @description When this version was written (ISO 8601). */
+            updatedAt: string | null;
+            /** @description Who wrote this version. */
+            source: ("background" | "manual") | null;
+            /** @description True when evicted messages are not folded in yet (an update is due), or when the database was unreachable. */
+            stale: boolean;
+            /** @description Evicted messages not yet in the summary. */
+            evictedAwaitingSummary: number;
+            /** @description The queued background update, if any. */
+            update: {
+                /**
+                 * @description pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
+                 * @enum {string}
+                 */
+                status: "pending" | "running" | "failed";
+            } | null;
+            /** @description True when the database could not be read: this is the last summary this process saw (or, with status 503, the placeholder "[Summary temporarily unavailable]"). */
+            degraded: boolean;
+            /** @description Continuation fields your text did not state (no "Current task:", "Completed:", "Pending:", "Key decisions:" or "Relevant files:" line), so they were carried over from the version you replaced and added to its `## Continuation` block. Empty when you stated them all. To clear a field, state it as none, e.g. "Current task: none". */
+            continuationCarriedOver: ("currentTask" | "completedSteps" | "pendingSteps" | "keyDecisions" | "relevantFiles")[];
+        };
+        /**
+         * @description A summary written by hand. It becomes a new version, and the next background update builds on it.
+         * @example {
+         *       "baseVersion": 3,
+         *       "content": "## Previously in This Session\n1. Decided to keep one pg.Pool per process (2026-11-22 13:20Z, ~2k tokens)\n\n## Yesterday\n\n## This Week\n"
+         *     }
+         */
+        PutSummaryRequest: {
+            /** @description The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one take the time of the newest dated item (the update's time when none has one). Continuation fields it does not state are carried over from the version it replaces (see continuationCarriedOver). Must fit the session's summaryBudget. */
+            content: string;
+            /** @description The version you read (compare-and-set): when another version was written since, the request fails with 409 and writes nothing. Omitted: the current version at the time of the write. */
+            baseVersion?: number;
+        };
+        /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "queued": "new",
+         *       "priority": "high",
+         *       "evictedAwaitingSummary": 6
+         *     }
+         */
+        SummaryRefresh: {
+            /** @description The session. */
+            sessionId: string;
+            /**
+             * @description new: an entry was queued; merged: the pending entry was raised to high priority.
+             * @enum {string}
+             */
+            queued: "new" | "merged";
+            /**
+             * @description Refreshes are queued at high priority.
+             * @constant
+             */
+            priority: "high";
+            /** @description Evicted messages the update will fold in. */
+            evictedAwaitingSummary: number;
+        };
+        /**
          * @description A session's settings; omitted fields keep their value (or the default for a new session).
          * @example {
          *       "format": "openai",
@@ -4478,142 +4614,6 @@ export interface components {
             evictedExchangesAwaitingSummary: number;
             /** @description True when this request queued a background summary update. */
             updateQueued: boolean;
-        };
-        /**
-         * @example {
-         *       "sessionId": "agent-run-42",
-         *       "version": 3,
-         *       "content": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens) <!-- at=2026-11-22T13:20:00.000Z i=m k=fix f=src/db.ts -->\n\n## Yesterday\n\n## This Week\n",
-         *       "text": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens)\n\n## Yesterday\n\n## This Week\n",
-         *       "tokens": 96,
-         *       "budget": 10000,
-         *       "updatedAt": "2026-11-22T13:23:20.601Z",
-         *       "source": "background",
-         *       "stale": false,
-         *       "evictedAwaitingSummary": 0,
-         *       "update": null,
-         *       "degraded": false
-         *     }
-         */
-        SessionSummary: {
-            /** @description The session. */
-            sessionId: string;
-            /** @description Summary version (0 while none exists). Versions are kept; the highest is current. */
-            version: number;
-            /** @description The summary document as stored, with each item's `<!-- … -->` machine comment (times, importance, files). Send this back to PUT /summary to edit it. */
-            content: string;
-            /** @description The same document without the machine comments: what to send to a model. */
-            text: string;
-            /** @description Tokens of `content`; never more than `budget`. */
-            tokens: number;
-            /** @description The session's summary budget, in tokens. */
-            budget: number;
-            /** @description When this version was written (ISO 8601). */
-            updatedAt: string | null;
-            /** @description Who wrote this version. */
-            source: ("background" | "manual") | null;
-            /** @description True when evicted messages are not folded in yet (an update is due), or when the database was unreachable. */
-            stale: boolean;
-            /** @description Evicted messages not yet in the summary. */
-            evictedAwaitingSummary: number;
-            /** @description The queued background update, if any. */
-            update: {
-                /**
-                 * @description pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
-                 * @enum {string}
-                 */
-                status: "pending" | "running" | "failed";
-            } | null;
-            /** @description True when the database could not be read: this is the last summary this process saw (or, with status 503, the placeholder "[Summary temporarily unavailable]"). */
-            degraded: boolean;
-        };
-        /**
-         * @example {
-         *       "sessionId": "agent-run-42",
-         *       "version": 3,
-         *       "content": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens) <!-- at=2026-11-22T13:20:00.000Z i=m k=fix f=src/db.ts -->\n\n## Yesterday\n\n## This Week\n",
-         *       "text": "## Previously in This Session\n1. Asked \"Fix the failing test in src/db.ts\"; edited src/db.ts; `npm test` failed (exit 1): Error: Called end on pool more than once, later passed (2026-11-22 13:20Z, ~2.1k tokens)\n\n## Yesterday\n\n## This Week\n",
-         *       "tokens": 96,
-         *       "budget": 10000,
-         *       "updatedAt": "2026-11-22T13:23:20.601Z",
-         *       "source": "manual",
-         *       "stale": false,
-         *       "evictedAwaitingSummary": 0,
-         *       "update": null,
-         *       "degraded": false,
-         *       "continuationCarriedOver": []
-         *     }
-         */
-        PutSessionSummaryResponse: {
-            /** @description The session. */
-            sessionId: string;
-            /** @description Summary version (0 while none exists). Versions are kept; the highest is current. */
-            version: number;
-            /** @description The summary document as stored, with each item's `<!-- … -->` machine comment (times, importance, files). Send this back to PUT /summary to edit it. */
-            content: string;
-            /** @description The same document without the machine comments: what to send to a model. */
-            text: string;
-            /** @description Tokens of `content`; never more than `budget`. */
-            tokens: number;
-            /** @description The session's summary budget, in tokens. */
-            budget: number;
-            /** @description When this version was written (ISO 8601). */
-            updatedAt: string | null;
-            /** @description Who wrote this version. */
-            source: ("background" | "manual") | null;
-            /** @description True when evicted messages are not folded in yet (an update is due), or when the database was unreachable. */
-            stale: boolean;
-            /** @description Evicted messages not yet in the summary. */
-            evictedAwaitingSummary: number;
-            /** @description The queued background update, if any. */
-            update: {
-                /**
-                 * @description pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
-                 * @enum {string}
-                 */
-                status: "pending" | "running" | "failed";
-            } | null;
-            /** @description True when the database could not be read: this is the last summary this process saw (or, with status 503, the placeholder "[Summary temporarily unavailable]"). */
-            degraded: boolean;
-            /** @description Continuation fields your text did not state (no "Current task:", "Completed:", "Pending:", "Key decisions:" or "Relevant files:" line), so they were carried over from the version you replaced and added to its `## Continuation` block. Empty when you stated them all. To clear a field, state it as none, e.g. "Current task: none". */
-            continuationCarriedOver: ("currentTask" | "completedSteps" | "pendingSteps" | "keyDecisions" | "relevantFiles")[];
-        };
-        /**
-         * @description A summary written by hand. It becomes a new version, and the next background update builds on it.
-         * @example {
-         *       "baseVersion": 3,
-         *       "content": "## Previously in This Session\n1. Decided to keep one pg.Pool per process (2026-11-22 13:20Z, ~2k tokens)\n\n## Yesterday\n\n## This Week\n"
-         *     }
-         */
-        PutSummaryRequest: {
-            /** @description The new summary document (markdown: "## Previously in This Session", "## Yesterday", "## This Week", "## Continuation"). Items may keep their `<!-- … -->` comments from GET; lines without one take the time of the newest dated item (the update's time when none has one). Continuation fields it does not state are carried over from the version it replaces (see continuationCarriedOver). Must fit the session's summaryBudget. */
-            content: string;
-            /** @description The version you read (compare-and-set): when another version was written since, the request fails with 409 and writes nothing. Omitted: the current version at the time of the write. */
-            baseVersion?: number;
-        };
-        /**
-         * @example {
-         *       "sessionId": "agent-run-42",
-         *       "queued": "new",
-         *       "priority": "high",
-         *       "evictedAwaitingSummary": 6
-         *     }
-         */
-        SummaryRefresh: {
-            /** @description The session. */
-            sessionId: string;
-            /**
-             * @description new: an entry was queued; merged: the pending entry was raised to high priority.
-             * @enum {string}
-             */
-            queued: "new" | "merged";
-            /**
-             * @description Refreshes are queued at high priority.
-             * @constant
-             */
-            priority: "high";
-            /** @description Evicted messages the update will fold in. */
-            evictedAwaitingSummary: number;
         };
         /**
          * @example {
