@@ -5,7 +5,7 @@
  */
 import { importLog, ImportError, type ImportResult, type ImportScope, type ImportSource } from '../engine/import/index.ts'
 import type { MessageFormat } from '../engine/messages/canonical.ts'
-import { ApiError } from '../errors.ts'
+import { ApiError, describeError } from '../errors.ts'
 
 export interface ImportRequest {
   log: unknown
@@ -22,7 +22,9 @@ export function importAgentLog(input: ImportRequest): ImportResult {
       ...(input.scope ? { scope: input.scope } : {}),
     })
   } catch (err) {
-    if (err instanceof ImportError) throw new ApiError(400, 'invalid_log', err.message, [{ path: `body.${err.field}`, message: err.message.replace(/^\w+: /, '') }])
+    // As an ApiError, which crosses from a compute thread intact (describeError words it).
+    const described = err instanceof ImportError ? describeError(err) : undefined
+    if (described) throw new ApiError(described.statusCode, described.code, described.message, described.issues)
     throw err
   }
 }
