@@ -4,7 +4,7 @@
  * Words like "failed" or "error" somewhere in a help text, a file's content or a
  * success message are not evidence.
  */
-import type { ToolKind } from './tools.ts'
+import type { ToolKind } from './tool-kind.ts'
 
 export type OutcomeStatus = 'ok' | 'error' | 'unknown'
 export type OutcomeEvidence = 'exit-code' | 'is-error' | 'error-signature' | 'none'
