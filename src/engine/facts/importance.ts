@@ -5,7 +5,7 @@
  * files changed; root cause; what is pending; decisions and abandoned attempts; then
  * tests and commands that passed; reads, searches and mere mentions last.
  */
-import { isScratchPath, type FileFate } from './artifacts.ts'
+import { isProjectPath } from './project-files.ts'
 import type { ToolDigest } from './tools.ts'
 
 export const IMPORTANCE = {
@@ -69,7 +69,7 @@ export function importanceOfDigest(d: ToolDigest): number {
     case 'failure':
       return IMPORTANCE.failure
     case 'change':
-      return d.files.length > 0 && d.files.every(isScratchPath) ? IMPORTANCE.scratchChange : IMPORTANCE.change
+      return d.files.length > 0 && !d.files.some(isProjectPath) ? IMPORTANCE.scratchChange : IMPORTANCE.change
     case 'test':
       return IMPORTANCE.test
     case 'read':
@@ -79,16 +79,4 @@ export function importanceOfDigest(d: ToolDigest): number {
     default:
       return IMPORTANCE.command
   }
-}
-
-/**
- * One-off files an agent writes beside the project (repro, fix and test scripts at the
- * workspace root, backup copies) rank with scratch files, below the project's own.
- */
-export function isOneOff(f: FileFate): boolean {
-  if (f.scratch) return true
-  const name = f.path.slice(f.path.lastIndexOf('/') + 1)
-  if (/\.(bak\d*|backup|orig|final|old|tmp|rej)$/i.test(name)) return true
-  const depth = f.path.replace(/^\/(testbed|workspace|repo|app|work|src\/?$)\//, '').split('/').length
-  return f.fate === 'created' && depth <= 1 && /^(test|fix|apply|patch|debug|repro|reproduce|simulate|check|verify|try|demo|scratch|tmp|temp|create)[_-]/i.test(name)
 }

@@ -9,7 +9,8 @@
 import { openStepText, planStep, type EarlierSummary } from '../../facts/earlier-summary.ts'
 import { isNetChange, type FileFate } from '../../facts/artifacts.ts'
 import type { HandoverFacts } from '../../facts/handover.ts'
-import { IMPORTANCE, isOneOff } from '../../facts/importance.ts'
+import { IMPORTANCE } from '../../facts/importance.ts'
+import { isProjectFile } from '../../facts/project-files.ts'
 import { clip, clipKeepingPaths, COMMAND_HEAD } from '../../facts/text.ts'
 import { stripHeredocBodies } from '../../facts/tools.ts'
 import { taskText } from '../../facts/classify.ts'
@@ -78,12 +79,12 @@ function fileRows(files: readonly FileFate[], noteMax: number): { text: string; 
     if (group.length < 4) continue
     for (const f of group) grouped.add(f)
     const names = group.map((f) => f.path.slice(dir === './' ? 0 : dir.length)).join(', ')
-    rows.push({ text: `| ${cell(dir)} (${group.length} files) | created | ${cell(names)} |`, priority: group.every(isOneOff) ? IMPORTANCE.scratchChange : IMPORTANCE.change })
+    rows.push({ text: `| ${cell(dir)} (${group.length} files) | created | ${cell(names)} |`, priority: !group.some(isProjectFile) ? IMPORTANCE.scratchChange : IMPORTANCE.change })
   }
   for (const f of files) {
     if (grouped.has(f)) continue
     // An edit undone later changed nothing: it ranks as the abandoned attempt it was.
-    const priority = f.fate === 'read' ? IMPORTANCE.read : f.reverted ? IMPORTANCE.abandoned : isOneOff(f) ? IMPORTANCE.scratchChange : IMPORTANCE.change
+    const priority = f.fate === 'read' ? IMPORTANCE.read : f.reverted ? IMPORTANCE.abandoned : !isProjectFile(f) ? IMPORTANCE.scratchChange : IMPORTANCE.change
     rows.push({ text: `| ${cell(f.path)} | ${fateCell(f)} | ${cell(changeCell(f, noteMax))} |`, priority })
   }
   return rows
@@ -132,7 +133,7 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
 
   if (facts.currentWork) add('state', `- Working on: ${clipKeepingPaths(facts.currentWork, c.sentence)}`, IMPORTANCE.state)
   const changedFiles = facts.files.filter(isNetChange).sort((a, b) => a.lastIndex - b.lastIndex)
-  const lastChange = changedFiles.filter((f) => !isOneOff(f)).at(-1) ?? changedFiles.at(-1)
+  const lastChange = changedFiles.filter(isProjectFile).at(-1) ?? changedFiles.at(-1)
   if (lastChange) add('state', `- Last change: ${lastChange.path} (${fateCell(lastChange)})`, IMPORTANCE.lastChange)
   const lastCmd = [...facts.commands].sort((a, b) => a.lastPosition - b.lastPosition).at(-1)
   if (lastCmd) add('state', `- Last command: ${code(lastCmd.command, c.command)} → ${lastCmd.lastExitCode !== undefined ? `exit ${lastCmd.lastExitCode}` : lastCmd.lastFailed ? 'error' : 'ok'}`, IMPORTANCE.lastCommand)
