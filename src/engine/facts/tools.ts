@@ -1,5 +1,5 @@
 /**
- * Rule-based reading of tool calls and their results: what kind of tool ran, on what
+ * Rule-based reading of tool calls and their results: what kind of tool ran (tool-kind.ts), on what
  * target, how it ended (outcome.ts: from evidence only) and what it did to which files
  * (artifacts.ts). Used by masking (one-line digests), the action log and the summary.
  */
