@@ -10,24 +10,9 @@
  * trailing colon. Everything here is pure.
  */
 import type { KeyFacts } from './types.ts'
+import { detectSummaryRound, HEADER_ANYWHERE_RE } from '../facts/summary-header.ts'
 
-/**
- * The summary header at the very start of a text (leading whitespace allowed, any
- * heading level, "Round N" with or without "Compaction"). Group 1 is the round.
- */
-export const SUMMARY_HEADER_RE = /^\s*#{1,6}[ \t]*\**Session Summary[ \t]*\((?:Compaction[ \t]+)?Round[ \t]+(\d+)\)\**[ \t]*(?:\r?\n|$)/i
-
-/** The same header anywhere in a text, on its own line (to drop a model's preamble). */
-const HEADER_ANYWHERE_RE = /^[ \t]*#{1,6}[ \t]*\**Session Summary[ \t]*\((?:Compaction[ \t]+)?Round[ \t]+(\d+)\)\**[ \t]*$/im
-
-export function summaryHeader(round: number): string {
-  return `## Session Summary (Compaction Round ${round})`
-}
-
-export function detectSummaryRound(text: string): number | undefined {
-  const m = SUMMARY_HEADER_RE.exec(text)
-  return m ? Number(m[1]) : undefined
-}
+export { SUMMARY_HEADER_RE, summaryHeader, detectSummaryRound } from '../facts/summary-header.ts'
 
 /** Section titles of seed 004, normalised (see normaliseTitle). */
 export const SECTION_TITLES = [

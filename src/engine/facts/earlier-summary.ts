@@ -24,7 +24,7 @@
  * harness wrapper (preamble sentence, "please continue" instruction, label) removed.
  * Detection needs the marker at the start, so ordinary prose is never a summary.
  */
-import { SUMMARY_HEADER_RE } from '../compaction/summary-format.ts'
+import { SUMMARY_HEADER_RE } from './summary-header.ts'
 import {
   addItems,
   emptySections,

@@ -97,9 +97,7 @@ export type LogEvent =
   | { kind: 'calls'; message: CanonicalMessage }
   | { kind: 'text-command'; command: string; output: string }
 
-// In the log, conclusions rank just above plain commands: the sections already carry the
-// latest ones, and a log full of prose would crowd out what was done.
-const CONCLUSION_PRIORITY = { 'root-cause': IMPORTANCE.command + 8, decision: IMPORTANCE.read - 1, abandoned: IMPORTANCE.read - 1, next: IMPORTANCE.conclusion, finding: IMPORTANCE.finding }
+const CONCLUSION_PRIORITY = { 'root-cause': IMPORTANCE.loggedRootCause, decision: IMPORTANCE.loggedDecision, abandoned: IMPORTANCE.loggedDecision, next: IMPORTANCE.conclusion, finding: IMPORTANCE.finding }
 
 /** A reply this long (with no tool call) is a report worth keeping whole-ish, not a one-liner. */
 const REPORT_MIN_CHARS = 160

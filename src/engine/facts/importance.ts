@@ -5,26 +5,42 @@
  * files changed; root cause; what is pending; decisions and abandoned attempts; then
  * tests and commands that passed; reads, searches and mere mentions last.
  */
-import { isScratchPath, type FileFate } from './artifacts.ts'
+import { isProjectPath } from './project-files.ts'
 import type { ToolDigest } from './tools.ts'
 
 export const IMPORTANCE = {
   task: 100,
   instruction: 90,
+  /** The user's requests an earlier summary lists: just below this range's own instructions. */
+  earlierRequest: 89,
   state: 85,
+  /** The current state's last file change and last command, just below what is being worked on. */
+  lastChange: 84,
+  lastCommand: 83,
   failure: 80,
   change: 78,
   resolvedFailure: 74,
   rootCause: 75,
   pending: 72,
+  /** The agent's stated next step: just above the pending plan items. */
+  nextStep: 73,
+  /** Plan items already completed: context for the pending ones, ranked with decisions. */
+  planDone: 64,
   /**
    * An earlier compaction summary's files, errors, decisions, state and pending work: each
    * line stands for many messages that are gone, so it ranks above this range's file
    * changes and below its unresolved failures (its user requests rank as instructions).
    */
   earlierState: 79,
-  /** An earlier summary's background (knowledge, other sections) and its action log. */
+  /** An earlier summary's background; the levels just below rank its parts. */
   earlier: 70,
+  /** An earlier summary's knowledge (and, in the rolling summary, its done steps and actions). */
+  earlierBackground: 66,
+  /** An earlier summary's sections no field maps (their titles kept). */
+  earlierOther: 64,
+  /** The steps an earlier summary marked done, and the action log lines of an earlier compactd round. */
+  earlierDone: 60,
+  earlierActionLog: 60,
   decision: 66,
   report: 79,
   abandoned: 62,
@@ -32,6 +48,13 @@ export const IMPORTANCE = {
   scratchChange: 45,
   test: 42,
   command: 32,
+  /**
+   * Conclusions in the action log: a root cause just above plain commands, a decision or
+   * an abandoned attempt just below reads. The sections already carry the latest ones,
+   * and a log full of prose would crowd out what was done.
+   */
+  loggedRootCause: 40,
+  loggedDecision: 17,
   conclusion: 28,
   finding: 12,
   read: 18,
@@ -46,7 +69,7 @@ export function importanceOfDigest(d: ToolDigest): number {
     case 'failure':
       return IMPORTANCE.failure
     case 'change':
-      return d.files.length > 0 && d.files.every(isScratchPath) ? IMPORTANCE.scratchChange : IMPORTANCE.change
+      return d.files.length > 0 && !d.files.some(isProjectPath) ? IMPORTANCE.scratchChange : IMPORTANCE.change
     case 'test':
       return IMPORTANCE.test
     case 'read':
@@ -56,16 +79,4 @@ export function importanceOfDigest(d: ToolDigest): number {
     default:
       return IMPORTANCE.command
   }
-}
-
-/**
- * One-off files an agent writes beside the project (repro, fix and test scripts at the
- * workspace root, backup copies) rank with scratch files, below the project's own.
- */
-export function isOneOff(f: FileFate): boolean {
-  if (f.scratch) return true
-  const name = f.path.slice(f.path.lastIndexOf('/') + 1)
-  if (/\.(bak\d*|backup|orig|final|old|tmp|rej)$/i.test(name)) return true
-  const depth = f.path.replace(/^\/(testbed|workspace|repo|app|work|src\/?$)\//, '').split('/').length
-  return f.fate === 'created' && depth <= 1 && /^(test|fix|apply|patch|debug|repro|reproduce|simulate|check|verify|try|demo|scratch|tmp|temp|create)[_-]/i.test(name)
 }

@@ -1,16 +1,16 @@
 /**
- * Rule-based reading of tool calls and their results: what kind of tool ran, on what
+ * Rule-based reading of tool calls and their results: what kind of tool ran (tool-kind.ts), on what
  * target, how it ended (outcome.ts: from evidence only) and what it did to which files
  * (artifacts.ts). Used by masking (one-line digests), the action log and the summary.
  */
-import { analyzeShell, ArtifactTracker, changesOfCall, isFragileChange, isScratchPath, isUrl, type FileChange } from './artifacts.ts'
+import { analyzeShell, ArtifactTracker, changesOfCall, isFragileChange, isUrl, type FileChange } from './artifacts.ts'
+import { isProjectPath } from './project-files.ts'
 import { extractErrorDetail, extractErrorLine, extractExitCode, outcomeOf, type Outcome } from './outcome.ts'
-import { argvOf, commandOf, firstKey, firstString, FILE_KEYS, parseArgs, PATH_KEYS, PATTERN_KEYS, str } from './tool-args.ts'
+import { commandOf, firstKey, firstString, FILE_KEYS, parseArgs, PATH_KEYS, PATTERN_KEYS, str } from './tool-args.ts'
+import { classifyTool, type ToolKind } from './tool-kind.ts'
 import { clip, clipKeepingPaths, isTestCommand } from './text.ts'
 
 export { clip, parseArgs, extractExitCode, extractErrorLine, extractErrorDetail }
-
-export type ToolKind = 'read' | 'shell' | 'search' | 'write' | 'edit' | 'other'
 
 /** How much a call matters to the next agent, most first: consumers rank by it. */
 export type DigestValue = 'failure' | 'change' | 'test' | 'command' | 'read' | 'search' | 'other'
@@ -41,36 +41,6 @@ export interface ToolDigest {
   matches?: number
   topFiles?: string[]
   outputLines: number
-}
-
-const READ_TOOLS = /^(read|read_?file|view|cat|open|open_?file|get_?file|read_many_files|view_file|notebook_?read)$/i
-const SHELL_TOOLS = /^(bash|sh|shell|exec|exec_?command|execute|execute_?bash|execute_?command|run|run_?command|run_?shell_?command|run_?terminal_?cmd|terminal|local_shell|container\.exec|cmd|command|shell_?command)$/i
-const SEARCH_TOOLS = /^(grep|grep_search|rg|ripgrep|search|search_?files|search_?dir|search_?file|find|find_?file|find_?files|glob|codebase_search|list_?files|ls|list_?directory|web_search|web_fetch|fetch)$/i
-const WRITE_TOOLS = /^(write|write_?file|create|create_?file|write_?to_?file|save_?file|new_?file)$/i
-const EDIT_TOOLS = /^(edit|edit_?file|str_replace|str_replace_editor|str_replace_based_edit_tool|apply_?patch|patch|replace|replace_in_file|multi_?edit|search_replace|insert|update_file|notebook_?edit|edit_notebook)$/i
-
-function bareName(tool: string): string {
-  return tool.split(/[.:/]/).pop() ?? tool
-}
-
-export function classifyTool(tool: string, args: Record<string, unknown>): ToolKind {
-  const name = bareName(tool)
-  if (/^str_replace(_editor|_based_edit_tool)?$/i.test(name)) {
-    const sub = str(args.command)
-    if (sub === 'view') return 'read'
-    if (sub === 'create') return 'write'
-    return 'edit'
-  }
-  // Codex's shell form of apply_patch: `{"command": ["apply_patch", "*** Begin Patch…"]}`.
-  const argv = argvOf(args)
-  if (argv && /^apply_?patch$/.test(argv[0]!)) return 'edit'
-  if (READ_TOOLS.test(name)) return 'read'
-  if (SHELL_TOOLS.test(name)) return 'shell'
-  if (SEARCH_TOOLS.test(name)) return 'search'
-  if (WRITE_TOOLS.test(name)) return 'write'
-  if (EDIT_TOOLS.test(name)) return 'edit'
-  if (commandOf(args)) return 'shell'
-  return 'other'
 }
 
 /**
@@ -242,9 +212,9 @@ export function digestToolCall(tool: string, argsText: string, output: string, i
   return d
 }
 
-/** Changes of a digest that touch project files first, scratch files (/tmp, repro scripts) after. */
+/** Changes of a digest that touch project files first, the others (scratch, vendored) after (facts/project-files.ts). */
 export function projectChangesFirst(changes: readonly FileChange[]): FileChange[] {
-  return [...changes.filter((c) => !isScratchPath(c.path)), ...changes.filter((c) => isScratchPath(c.path))]
+  return [...changes.filter((c) => isProjectPath(c.path)), ...changes.filter((c) => !isProjectPath(c.path))]
 }
 
 /** One line for a masked result: tool, target, outcome, first error line, what changed. */

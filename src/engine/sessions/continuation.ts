@@ -13,13 +13,14 @@
  */
 import { isNetChange, isUrl } from '../facts/artifacts.ts'
 import { openStepText, planStep } from '../facts/earlier-summary.ts'
+import { isProjectFile } from '../facts/project-files.ts'
 import { isMusing } from '../facts/reasoning.ts'
 import { isTestCommand, shortenPath } from '../facts/text.ts'
 import { stripHeredocBodies } from '../facts/tools.ts'
 import { clipText } from './clip.ts'
 import type { Continuation, SummaryDocument } from './document.ts'
 import { plainEntry } from './earlier.ts'
-import { filePath, isProjectFile, meaningfulInstructions, NARRATION_RE, type Summarized } from './items.ts'
+import { filePath, meaningfulInstructions, NARRATION_RE, type Summarized } from './items.ts'
 import type { BatchReading, ExchangeFacts } from './read.ts'
 
 /** Most entries kept per list (the most recent ones) at the default 10k budget. */

@@ -61,7 +61,7 @@ export function earlierItems(e: EarlierSummary, at: string): { items: SummaryIte
   }
   const task = s.task ? add('Earlier task', [plainEntry(s.task, ITEM_MAX_CHARS - 20)], 'request', IMPORTANCE.task)[0] : undefined
   const requests = s.requests.map((r) => plainEntry(r))
-  for (const item of add('Earlier requests', requests, 'request', IMPORTANCE.instruction - 1)) {
+  for (const item of add('Earlier requests', requests, 'request', IMPORTANCE.earlierRequest)) {
     if (requests.some((r) => r && isStandingConstraint(r) && item.text.includes(r))) item.pin = 'constraint'
   }
   const files = s.files.filter((f) => !isUrl(f.path))
@@ -80,14 +80,14 @@ export function earlierItems(e: EarlierSummary, at: string): { items: SummaryIte
   add('Earlier state', s.state.map((x) => plainEntry(x)), 'request', IMPORTANCE.earlierState)
   const steps = s.pending.map(planStep)
   add('Earlier pending', steps.filter((p) => !p.done).map((p) => plainEntry(openStepText(p))), 'request', IMPORTANCE.earlierState)
-  add('Earlier done', steps.filter((p) => p.done).map((p) => plainEntry(p.text)), 'feature', IMPORTANCE.earlier - 4)
-  add('Earlier context', s.knowledge.map((x) => plainEntry(x)), 'request', IMPORTANCE.earlier - 4)
-  add('Earlier actions', s.actions.map((x) => plainEntry(x)), 'feature', IMPORTANCE.earlier - 4)
+  add('Earlier done', steps.filter((p) => p.done).map((p) => plainEntry(p.text)), 'feature', IMPORTANCE.earlierBackground)
+  add('Earlier context', s.knowledge.map((x) => plainEntry(x)), 'request', IMPORTANCE.earlierBackground)
+  add('Earlier actions', s.actions.map((x) => plainEntry(x)), 'feature', IMPORTANCE.earlierBackground)
   for (const o of s.other) {
     // The model's own analysis is thinking aloud, not a fact to hand over.
     if (/^analysis$/i.test(o.title.trim())) continue
     const body = plainEntry(o.body, ITEM_MAX_CHARS)
-    if (body && !isMusing(body)) add(`Earlier ${o.title.trim().toLowerCase()}`, [body], 'trivial', IMPORTANCE.earlier - 6)
+    if (body && !isMusing(body)) add(`Earlier ${o.title.trim().toLowerCase()}`, [body], 'trivial', IMPORTANCE.earlierOther)
   }
   return task ? { items, task } : { items }
 }

@@ -1,7 +1,9 @@
 /**
  * Exchanges: the unit the rolling summary counts and summarises.
  *
- * `groupExchanges` splits a conversation at each user turn. An agent loop is often one
+ * `groupExchanges` splits a conversation at each user turn (facts/user-turn.ts: the
+ * human's own words or an earlier summary; not tool results, harness text, a bare
+ * "continue", nor a text-only agent's observations). An agent loop is often one
  * user task followed by hundreds of tool calls: one endless exchange, which would never
  * reach a session's batchSize and would end up as a single summary line. So
  * `sessionExchanges` cuts a long exchange, at atomic-unit boundaries (a tool call stays
@@ -10,6 +12,7 @@
  */
 import { computeUnits } from '../conversation/pairing.ts'
 import { isSystemLike, toolResultsOf, type CanonicalMessage } from '../messages/canonical.ts'
+import { userTurnStarts } from '../facts/user-turn.ts'
 import { iso } from './document.ts'
 
 /** Atomic units (a user turn, or an assistant turn with its tool results) per exchange at most. */
@@ -20,16 +23,19 @@ export interface Exchange {
 }
 
 /**
- * Splits a conversation at each user message that is not a tool result, so tool calls
- * stay with their results. System/developer messages belong to no exchange. Messages
- * before the first user message form an exchange of their own.
+ * Splits a conversation at each user turn, so tool calls stay with their results and
+ * harness text stays with the work it interrupts. System/developer messages belong to no
+ * exchange. Messages before the first user turn form an exchange of their own.
  */
 export function groupExchanges(messages: readonly CanonicalMessage[]): Exchange[] {
   const out: Exchange[] = []
   let cur: CanonicalMessage[] | undefined
-  for (const m of messages) {
+  const turns = userTurnStarts(messages)
+  for (const [position, m] of messages.entries()) {
     if (isSystemLike(m)) continue
-    if (!cur || (m.role === 'user' && toolResultsOf(m).length === 0)) {
+    // A message that answers a call (Anthropic puts the human's next words beside the
+    // results) stays with the call; its words still count in this exchange.
+    if (!cur || (turns.has(position) && toolResultsOf(m).length === 0)) {
       cur = []
       out.push({ messages: cur })
     }

@@ -9,7 +9,7 @@
  */
 import { isNetChange, isUrl, type FileFate } from '../facts/artifacts.ts'
 import { isContentless, taskText } from '../facts/classify.ts'
-import { isOneOff } from '../facts/importance.ts'
+import { isProjectFile } from '../facts/project-files.ts'
 import { isStandingConstraint, type FailureFact } from '../facts/handover.ts'
 import { IMPORTANCE, importanceOfDigest } from '../facts/importance.ts'
 import { isMusing } from '../facts/reasoning.ts'
@@ -38,11 +38,6 @@ export function setsConstraint(x: ExchangeFacts): boolean {
 /** A file's path without the line range a read named (`a.ts:10-40`). */
 export const filePath = (p: string) => p.replace(/(?::\d+(?:[-,]\d+)*)?(?::raw)?$/, '')
 
-/** Installed dependencies and tool state: read for reference, never the project's own files. */
-const VENDORED_RE = /(?:^|\/)(?:node_modules|site-packages|dist-packages|\.venv|venv|\.git|\.cargo\/registry)\//
-
-/** A project file: not /tmp, not a one-off script or backup (the judgment /compact's handover makes), not a URL, not an installed dependency. */
-export const isProjectFile = (f: FileFate) => !isOneOff(f) && !isUrl(f.path) && !VENDORED_RE.test(f.path)
 const changedFiles = (x: ExchangeFacts) => x.files.filter((f) => isNetChange(f) && !isUrl(f.path))
 
 /** Rank of an exchange on the shared scale: the most important thing it holds. */

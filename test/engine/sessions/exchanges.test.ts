@@ -19,6 +19,22 @@ t.test('groupExchanges keeps tool calls with their results', async (t) => {
   t.same(ex.map((e) => e.messages.map((m) => m.index - messages[0]!.index)), [[1], [2, 3, 4, 5, 6], [7]])
 })
 
+t.test('groupExchanges opens an exchange at a user turn only (facts/user-turn.ts): harness text and a bare "continue" stay with the work', async (t) => {
+  // Before issue 20 every user message without tool results opened an exchange, so a
+  // harness "continue" started one that /compact did not count as an instruction.
+  const messages = [
+    msg('user', [text('Refactor the storage layer')]),
+    msg('assistant', [call('a', 'bash', { command: 'ls' })]),
+    msg('tool', [result('a', 'src')]),
+    msg('user', [text('continue')]),
+    msg('assistant', [call('b', 'bash', { command: 'npm test' })]),
+    msg('tool', [result('b', 'ok')]),
+    msg('user', [text('<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>')]),
+    msg('user', [text('now the docs')]),
+  ]
+  t.same(groupExchanges(messages).map((e) => e.messages.map((m) => m.index - messages[0]!.index)), [[0, 1, 2, 3, 4, 5, 6], [7]])
+})
+
 /** One user task followed by `steps` tool calls, each answered by its result. */
 function agentLoop(steps: number): CanonicalMessage[] {
   const out = [msg('user', [text('Refactor the storage layer')])]

@@ -9,7 +9,8 @@
 import { openStepText, planStep, type EarlierSummary } from '../../facts/earlier-summary.ts'
 import { isNetChange, type FileFate } from '../../facts/artifacts.ts'
 import type { HandoverFacts } from '../../facts/handover.ts'
-import { IMPORTANCE, isOneOff } from '../../facts/importance.ts'
+import { IMPORTANCE } from '../../facts/importance.ts'
+import { isProjectFile } from '../../facts/project-files.ts'
 import { clip, clipKeepingPaths, COMMAND_HEAD } from '../../facts/text.ts'
 import { stripHeredocBodies } from '../../facts/tools.ts'
 import { taskText } from '../../facts/classify.ts'
@@ -78,12 +79,12 @@ function fileRows(files: readonly FileFate[], noteMax: number): { text: string; 
     if (group.length < 4) continue
     for (const f of group) grouped.add(f)
     const names = group.map((f) => f.path.slice(dir === './' ? 0 : dir.length)).join(', ')
-    rows.push({ text: `| ${cell(dir)} (${group.length} files) | created | ${cell(names)} |`, priority: group.every(isOneOff) ? IMPORTANCE.scratchChange : IMPORTANCE.change })
+    rows.push({ text: `| ${cell(dir)} (${group.length} files) | created | ${cell(names)} |`, priority: !group.some(isProjectFile) ? IMPORTANCE.scratchChange : IMPORTANCE.change })
   }
   for (const f of files) {
     if (grouped.has(f)) continue
     // An edit undone later changed nothing: it ranks as the abandoned attempt it was.
-    const priority = f.fate === 'read' ? IMPORTANCE.read : f.reverted ? IMPORTANCE.abandoned : isOneOff(f) ? IMPORTANCE.scratchChange : IMPORTANCE.change
+    const priority = f.fate === 'read' ? IMPORTANCE.read : f.reverted ? IMPORTANCE.abandoned : !isProjectFile(f) ? IMPORTANCE.scratchChange : IMPORTANCE.change
     rows.push({ text: `| ${cell(f.path)} | ${fateCell(f)} | ${cell(changeCell(f, noteMax))} |`, priority })
   }
   return rows
@@ -105,7 +106,7 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
     add('task', gist.length > TASK_GIST_CHARS ? `${clipKeepingPaths(gist, TASK_GIST_CHARS)} (full text: the first user message, kept above)` : gist, IMPORTANCE.task)
   }
 
-  for (const e of earlier) for (const r of e.sections.requests) add('instructions', `- ${clip(r, c.instruction)} (earlier)`, IMPORTANCE.instruction - 1)
+  for (const e of earlier) for (const r of e.sections.requests) add('instructions', `- ${clip(r, c.instruction)} (earlier)`, IMPORTANCE.earlierRequest)
   for (const r of facts.instructions) add('instructions', `- "${clipKeepingPaths(r.text, c.instruction)}"`, IMPORTANCE.instruction)
 
   for (const e of earlier) for (const f of e.sections.files) add('files', `| ${cell(f.path)} | earlier | ${cell(clipKeepingPaths(f.note, c.note))} |`, IMPORTANCE.earlierState)
@@ -132,10 +133,10 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
 
   if (facts.currentWork) add('state', `- Working on: ${clipKeepingPaths(facts.currentWork, c.sentence)}`, IMPORTANCE.state)
   const changedFiles = facts.files.filter(isNetChange).sort((a, b) => a.lastIndex - b.lastIndex)
-  const lastChange = changedFiles.filter((f) => !isOneOff(f)).at(-1) ?? changedFiles.at(-1)
-  if (lastChange) add('state', `- Last change: ${lastChange.path} (${fateCell(lastChange)})`, IMPORTANCE.state - 1)
+  const lastChange = changedFiles.filter(isProjectFile).at(-1) ?? changedFiles.at(-1)
+  if (lastChange) add('state', `- Last change: ${lastChange.path} (${fateCell(lastChange)})`, IMPORTANCE.lastChange)
   const lastCmd = [...facts.commands].sort((a, b) => a.lastPosition - b.lastPosition).at(-1)
-  if (lastCmd) add('state', `- Last command: ${code(lastCmd.command, c.command)} → ${lastCmd.lastExitCode !== undefined ? `exit ${lastCmd.lastExitCode}` : lastCmd.lastFailed ? 'error' : 'ok'}`, IMPORTANCE.state - 2)
+  if (lastCmd) add('state', `- Last command: ${code(lastCmd.command, c.command)} → ${lastCmd.lastExitCode !== undefined ? `exit ${lastCmd.lastExitCode}` : lastCmd.lastFailed ? 'error' : 'ok'}`, IMPORTANCE.lastCommand)
   if (!facts.currentWork) for (const e of earlier) for (const s of e.sections.state) add('state', `- ${clip(s, c.sentence)} (earlier)`, IMPORTANCE.earlierState)
 
   if (facts.plan?.length) {
@@ -144,21 +145,21 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
       add('pending', `- [ ] ${clipKeepingPaths(p.text, c.sentence)}${p.status === 'in_progress' ? ' (in progress)' : ''}`, IMPORTANCE.pending)
     }
     const done = facts.plan.filter((p) => p.status === 'completed')
-    if (done.length) add('pending', `- Done in the plan: ${done.map((p) => clip(p.text, 80)).join('; ')}`, IMPORTANCE.pending - 8)
+    if (done.length) add('pending', `- Done in the plan: ${done.map((p) => clip(p.text, 80)).join('; ')}`, IMPORTANCE.planDone)
   } else {
     // An earlier plan's open steps are pending work; its done steps say what is finished, and rank lower.
     for (const e of earlier) {
       const steps = e.sections.pending.map(planStep)
       for (const step of steps) if (!step.done) add('pending', `- [ ] ${clip(openStepText(step), c.sentence)} (earlier)`, IMPORTANCE.earlierState)
       const done = steps.filter((p) => p.done)
-      if (done.length) add('pending', `- Done earlier: ${done.map((p) => clip(p.text, 80)).join('; ')}`, IMPORTANCE.earlier - 10)
+      if (done.length) add('pending', `- Done earlier: ${done.map((p) => clip(p.text, 80)).join('; ')}`, IMPORTANCE.earlierDone)
     }
   }
-  if (facts.nextStep) add('pending', `- Next step: ${clipKeepingPaths(facts.nextStep, c.sentence)}`, IMPORTANCE.pending + 1)
+  if (facts.nextStep) add('pending', `- Next step: ${clipKeepingPaths(facts.nextStep, c.sentence)}`, IMPORTANCE.nextStep)
 
   for (const e of earlier) {
-    for (const k of e.sections.knowledge) add('context', `- ${clip(k, c.sentence)}`, IMPORTANCE.earlier - 4)
-    for (const o of e.sections.other) add('context', `- ${o.title}: ${clip(o.body, c.detail)}`, IMPORTANCE.earlier - 6)
+    for (const k of e.sections.knowledge) add('context', `- ${clip(k, c.sentence)}`, IMPORTANCE.earlierBackground)
+    for (const o of e.sections.other) add('context', `- ${o.title}: ${clip(o.body, c.detail)}`, IMPORTANCE.earlierOther)
   }
 
   for (const cmd of facts.commands) {

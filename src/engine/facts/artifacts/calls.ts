@@ -1,10 +1,10 @@
 /**
  * One tool call's effect on files, without session memory: changesOfCall recognises patches,
  * unified diffs, str_replace_editor, Claude Code / Gemini CLI / generic edit, write, notebook
- * and read tools, and hands shell commands to analyzeShell. Also the tool-name and argument
- * helpers (bareName, filePathOf) the tracker needs to tell shell calls from file tools.
+ * and read tools, and hands shell commands to analyzeShell. Also the argument helper
+ * (filePathOf) the tracker needs to tell shell calls from file tools.
  */
-import type { ToolKind } from '../tools.ts'
+import { bareName, type ToolKind } from '../tool-kind.ts'
 import { argvOf, commandOf, firstString, FILE_KEYS, parseArgs, str } from '../tool-args.ts'
 import type { FileChange } from './types.ts'
 import { isPathLike, isUrl, normalizePath } from './paths.ts'
@@ -16,10 +16,6 @@ import type { ScriptMemory } from './scripts.ts'
 const WRITE_TOOL = /^(?:write|write_?file|create|create_?file|write_?to_?file|save_?file|new_?file)$/i
 const EDIT_TOOL = /^(?:edit|edit_?file|str_replace|replace|replace_in_file|multi_?edit|search_replace|insert|update_file|notebook_?edit|edit_notebook)$/i
 const READ_TOOL = /^(?:read|read_?file|view|cat|open|open_?file|get_?file|read_many_files|view_file|notebook_?read)$/i
-
-export function bareName(tool: string): string {
-  return tool.split(/[.:/]/).pop() ?? tool
-}
 
 /** The file an output names when the arguments do not (SWE-agent: `[File: /testbed/x.py (10 lines total)]`). */
 function pathFromOutput(output: string): string | undefined {

@@ -9,7 +9,8 @@ import type { FileChange } from './types.ts'
 import { basename, isScratchPath, normalizePath } from './paths.ts'
 import { looksLikeUnifiedDiff, parseUnifiedDiff } from './patches.ts'
 import { isFragileChange } from './shell.ts'
-import { bareName, changesOfCall, filePathOf, type CallInput } from './calls.ts'
+import { bareName } from '../tool-kind.ts'
+import { changesOfCall, filePathOf, type CallInput } from './calls.ts'
 
 export interface IndexedChange extends FileChange {
   /** Message index (or position) of the call. */
