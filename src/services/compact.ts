@@ -10,6 +10,7 @@ import type { Config } from '../config.ts'
 import type { Database } from '../db/schema.ts'
 import { compact, CompactionError } from '../engine/compaction/compact.ts'
 import { llmSummarizer } from '../engine/compaction/summarizers/llm.ts'
+import type { RegisteredStrategyName as StrategyName } from '../engine/compaction/strategies/index.ts'
 import {
   DEFAULT_COMPACT_OPTIONS,
   type CompactionEvent,
@@ -19,7 +20,6 @@ import {
   type KeyFacts,
   type PlanRange,
   type RepairRecord,
-  type StrategyName,
   type Summarizer,
   type SummarizerClient,
 } from '../engine/compaction/types.ts'
@@ -302,7 +302,8 @@ export async function computeCompaction(
       format,
       model: model.id,
       targetTokens,
-      strategy: result.strategy,
+      // The engine credits only registered strategies.
+      strategy: result.strategy as CompactResponse['strategy'],
       fallbacks: result.fallbacks,
       repairs: result.repairs,
       plan: result.plan,
