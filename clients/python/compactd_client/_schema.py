@@ -80,11 +80,12 @@ class CompactRequestInput(TypedDict):
     # Instead of keepRecent: keep the most recent messages up to this many tokens.
     # Giving both is a 400.
     keepRecentTokens: NotRequired[int]
-    # A strategy or a pipeline, cheapest first. `mask`: replace old tool results with
-    # short placeholders. `rules`: offline structured summary. `llm`: summary written by
-    # the configured model. `truncate`: keep the start and end of the text. Summarizers
-    # fall back llm → rules → truncate. Default `["mask","rules"]`
-    # (COMPACTION_DEFAULT_STRATEGY).
+    # A strategy or a pipeline, cheapest first (GET /strategies lists them). `mask`:
+    # replace old tool results with short placeholders; the calls stay. `rules`: offline
+    # structured summary (task, files, failures, decisions, next step), deterministic
+    # and free. `llm`: summary written by the configured model. `truncate`: keep the
+    # start and end of the text. The pipeline's summarizers fall back to rules →
+    # truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY).
     strategy: NotRequired[Union[Literal["mask", "rules", "llm", "truncate"], List[Literal["mask", "rules", "llm", "truncate"]]]]
     # The most recent tool results are never masked. Default 3.
     keepToolResults: NotRequired[int]
@@ -264,6 +265,28 @@ class CompactResponseInput(TypedDict):
     summary: NotRequired[CompactResponseInputSummary]
     # The checkpoint this compaction was stored as (sessionId given, compaction done).
     checkpoint: NotRequired[CompactResponseInputCheckpoint]
+
+
+class StrategiesResponseInputStrategiesItem(TypedDict):
+    name: Literal["mask", "rules", "llm", "truncate"]
+    description: str
+    # Runs only with a summarizer model configured on the server; without one it falls
+    # back (see fallbacks).
+    needsLlm: bool
+    # Writes the summary of the compacted turns.
+    summarizes: bool
+    # Shrinks the middle turns that stay in the conversation.
+    keeps: bool
+
+
+class StrategiesResponseInput(TypedDict):
+    # Every strategy `strategy` accepts, in the order of the docs.
+    strategies: List[StrategiesResponseInputStrategiesItem]
+    # The pipeline used when a request gives no strategy (COMPACTION_DEFAULT_STRATEGY).
+    default: List[Literal["mask", "rules", "llm", "truncate"]]
+    # Pipelines worth offering in a menu: the default first, then each strategy as it is
+    # usually run.
+    pipelines: List[List[Literal["mask", "rules", "llm", "truncate"]]]
 
 
 class CheckpointInput(TypedDict):
@@ -1037,11 +1060,12 @@ class CompactRequest(TypedDict):
     # Instead of keepRecent: keep the most recent messages up to this many tokens.
     # Giving both is a 400.
     keepRecentTokens: NotRequired[int]
-    # A strategy or a pipeline, cheapest first. `mask`: replace old tool results with
-    # short placeholders. `rules`: offline structured summary. `llm`: summary written by
-    # the configured model. `truncate`: keep the start and end of the text. Summarizers
-    # fall back llm → rules → truncate. Default `["mask","rules"]`
-    # (COMPACTION_DEFAULT_STRATEGY).
+    # A strategy or a pipeline, cheapest first (GET /strategies lists them). `mask`:
+    # replace old tool results with short placeholders; the calls stay. `rules`: offline
+    # structured summary (task, files, failures, decisions, next step), deterministic
+    # and free. `llm`: summary written by the configured model. `truncate`: keep the
+    # start and end of the text. The pipeline's summarizers fall back to rules →
+    # truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY).
     strategy: NotRequired[Union[Literal["mask", "rules", "llm", "truncate"], List[Literal["mask", "rules", "llm", "truncate"]]]]
     # The most recent tool results are never masked. Default 3.
     keepToolResults: NotRequired[int]
@@ -1221,6 +1245,28 @@ class CompactResponse(TypedDict):
     summary: NotRequired[CompactResponseSummary]
     # The checkpoint this compaction was stored as (sessionId given, compaction done).
     checkpoint: NotRequired[CompactResponseCheckpoint]
+
+
+class StrategiesResponseStrategiesItem(TypedDict):
+    name: Literal["mask", "rules", "llm", "truncate"]
+    description: str
+    # Runs only with a summarizer model configured on the server; without one it falls
+    # back (see fallbacks).
+    needsLlm: bool
+    # Writes the summary of the compacted turns.
+    summarizes: bool
+    # Shrinks the middle turns that stay in the conversation.
+    keeps: bool
+
+
+class StrategiesResponse(TypedDict):
+    # Every strategy `strategy` accepts, in the order of the docs.
+    strategies: List[StrategiesResponseStrategiesItem]
+    # The pipeline used when a request gives no strategy (COMPACTION_DEFAULT_STRATEGY).
+    default: List[Literal["mask", "rules", "llm", "truncate"]]
+    # Pipelines worth offering in a menu: the default first, then each strategy as it is
+    # usually run.
+    pipelines: List[List[Literal["mask", "rules", "llm", "truncate"]]]
 
 
 class Checkpoint(TypedDict):
@@ -1989,6 +2035,16 @@ OPERATIONS: Dict[str, Operation] = {
         header_params={},
         request="EstimateRequestInput",
         responses={200: "EstimateResponse"},
+    ),
+    "GET /strategies": Operation(
+        method="GET",
+        path="/strategies",
+        summary="The compaction strategies this server knows, its default pipeline, and the pipelines a menu offers",
+        path_params={},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={200: "StrategiesResponse"},
     ),
     "POST /compact": Operation(
         method="POST",
