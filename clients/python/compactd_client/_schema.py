@@ -296,7 +296,7 @@ class CheckpointInput(TypedDict):
     checkpointNum: int
     # Compaction round of the summary (null when the compaction only masked).
     round: Union[int, None]
-    # What produced it: rules, llm, truncate or mask.
+    # What produced it: a strategy of GET /strategies (mask, rules, llm, truncate).
     strategy: Union[str, None]
     # First compacted message index of the compacted input.
     fromMessageIndex: Union[int, None]
@@ -811,7 +811,7 @@ class SessionContextInput(TypedDict):
     tokens: int
     # True when the compaction engine had to trim it to the budget.
     compacted: bool
-    # What trimmed it (none, mask, rules, truncate).
+    # What trimmed it: none, or an offline strategy (mask, rules, truncate).
     strategy: str
     # The summary version included (0: none yet).
     summaryVersion: int
@@ -1276,7 +1276,7 @@ class Checkpoint(TypedDict):
     checkpointNum: int
     # Compaction round of the summary (null when the compaction only masked).
     round: Union[int, None]
-    # What produced it: rules, llm, truncate or mask.
+    # What produced it: a strategy of GET /strategies (mask, rules, llm, truncate).
     strategy: Union[str, None]
     # First compacted message index of the compacted input.
     fromMessageIndex: Union[int, None]
@@ -1784,7 +1784,7 @@ class SessionContext(TypedDict):
     tokens: int
     # True when the compaction engine had to trim it to the budget.
     compacted: bool
-    # What trimmed it (none, mask, rules, truncate).
+    # What trimmed it: none, or an offline strategy (mask, rules, truncate).
     strategy: str
     # The summary version included (0: none yet).
     summaryVersion: int

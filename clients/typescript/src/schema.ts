@@ -2678,7 +2678,7 @@ export interface components {
             checkpointNum: number;
             /** @description Compaction round of the summary (null when the compaction only masked). */
             round: number | null;
-            /** @description What produced it: rules, llm, truncate or mask. */
+            /** @description What produced it: a strategy of GET /strategies (mask, rules, llm, truncate). */
             strategy: string | null;
             /** @description First compacted message index of the compacted input. */
             fromMessageIndex: number | null;
@@ -3395,7 +3395,7 @@ export interface components {
             tokens: number;
             /** @description True when the compaction engine had to trim it to the budget. */
             compacted: boolean;
-            /** @description What trimmed it (none, mask, rules, truncate). */
+            /** @description What trimmed it: none, or an offline strategy (mask, rules, truncate). */
             strategy: string;
             /** @description The summary version included (0: none yet). */
             summaryVersion: number;
@@ -4181,7 +4181,7 @@ export interface components {
             checkpointNum: number;
             /** @description Compaction round of the summary (null when the compaction only masked). */
             round: number | null;
-            /** @description What produced it: rules, llm, truncate or mask. */
+            /** @description What produced it: a strategy of GET /strategies (mask, rules, llm, truncate). */
             strategy: string | null;
             /** @description First compacted message index of the compacted input. */
             fromMessageIndex: number | null;
@@ -4898,7 +4898,7 @@ export interface components {
             tokens: number;
             /** @description True when the compaction engine had to trim it to the budget. */
             compacted: boolean;
-            /** @description What trimmed it (none, mask, rules, truncate). */
+            /** @description What trimmed it: none, or an offline strategy (mask, rules, truncate). */
             strategy: string;
             /** @description The summary version included (0: none yet). */
             summaryVersion: number;

@@ -83,6 +83,18 @@ export function summarizerChain(names: readonly string[], env: StrategyEnv, fall
   return chain
 }
 
+/**
+ * The pipeline without the strategies that need a model (a session's context is trimmed
+ * offline): each is replaced by the first fallback, and a name is kept once.
+ */
+export function offlinePipeline(names: readonly RegisteredStrategyName[]): RegisteredStrategyName[] {
+  const stand = STRATEGIES.find((s) => 'fallback' in s)!.name
+  return [...new Set(names.map((name) => (strategyNamed(name).needsLlm ? stand : name)))]
+}
+
+/** The registered strategies that run without a model. */
+export const OFFLINE_STRATEGY_NAMES = STRATEGIES.filter((s) => !s.needsLlm).map((s) => s.name)
+
 /** The pipelines a menu offers: the default first, then each strategy as it is usually run. */
 export function offeredPipelines(defaultPipeline: readonly string[]): string[][] {
   const all = [[...defaultPipeline], ...(STRATEGIES as readonly Strategy[]).map((s) => [...(s.offeredAs ?? [s.name])])]

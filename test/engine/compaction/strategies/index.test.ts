@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { loadConfig, testConfig } from '../../../../src/config.ts'
-import { offeredPipelines, resolvePipeline, STRATEGIES, STRATEGY_NAMES, summarizerChain } from '../../../../src/engine/compaction/strategies/index.ts'
+import { offeredPipelines, offlinePipeline, OFFLINE_STRATEGY_NAMES, resolvePipeline, STRATEGIES, STRATEGY_NAMES, summarizerChain } from '../../../../src/engine/compaction/strategies/index.ts'
 import { DEFAULT_COMPACT_OPTIONS, NO_LLM_SUMMARIZER, type FallbackRecord, type Summarizer } from '../../../../src/engine/compaction/types.ts'
 import { buildTestApp } from '../../../helpers/build.ts'
 
@@ -63,6 +63,13 @@ t.test("the summarizer chain: the pipeline's summarizers, then rules and truncat
 t.test('the menu: the default first, then each strategy as it is usually run, no pipeline twice', async (t) => {
   t.same(offeredPipelines(['mask', 'rules']), [['mask', 'rules'], ['mask'], ['rules'], ['mask', 'llm'], ['truncate']])
   t.same(offeredPipelines(['mask']), [['mask'], ['rules'], ['mask', 'llm'], ['truncate']])
+})
+
+t.test("a session's context runs offline: a strategy that needs a model gives way to rules", async (t) => {
+  t.same(offlinePipeline(['mask', 'llm']), ['mask', 'rules'])
+  t.same(offlinePipeline(['llm', 'rules']), ['rules'])
+  t.same(offlinePipeline(['truncate']), ['truncate'])
+  t.same(OFFLINE_STRATEGY_NAMES, ['mask', 'rules', 'truncate'])
 })
 
 t.test("the configuration's defaults and validation are the engine's", async (t) => {
