@@ -92,6 +92,14 @@ export function offlinePipeline(names: readonly RegisteredStrategyName[]): Regis
   return [...new Set(names.map((name) => (strategyNamed(name).needsLlm ? stand : name)))]
 }
 
+/** Whether a pipeline has a strategy that runs only with a model (and so uses the request's summarizer). */
+export function pipelineNeedsLlm(names: readonly string[]): boolean {
+  return names.some((name) => strategyNamed(name).needsLlm)
+}
+
+/** The registered strategies that run only with a model. */
+export const LLM_STRATEGY_NAMES = STRATEGIES.filter((s) => s.needsLlm).map((s) => s.name)
+
 /** The registered strategies that run without a model. */
 export const OFFLINE_STRATEGY_NAMES = STRATEGIES.filter((s) => !s.needsLlm).map((s) => s.name)
 

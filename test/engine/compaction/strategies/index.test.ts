@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { loadConfig, testConfig } from '../../../../src/config.ts'
-import { offeredPipelines, offlinePipeline, OFFLINE_STRATEGY_NAMES, resolvePipeline, STRATEGIES, STRATEGY_NAMES, summarizerChain } from '../../../../src/engine/compaction/strategies/index.ts'
+import { LLM_STRATEGY_NAMES, offeredPipelines, offlinePipeline, OFFLINE_STRATEGY_NAMES, pipelineNeedsLlm, resolvePipeline, STRATEGIES, STRATEGY_NAMES, summarizerChain } from '../../../../src/engine/compaction/strategies/index.ts'
 import { DEFAULT_COMPACT_OPTIONS, NO_LLM_SUMMARIZER, type FallbackRecord, type Summarizer } from '../../../../src/engine/compaction/types.ts'
 import { buildTestApp } from '../../../helpers/build.ts'
 
@@ -70,6 +70,9 @@ t.test("a session's context runs offline: a strategy that needs a model gives wa
   t.same(offlinePipeline(['llm', 'rules']), ['rules'])
   t.same(offlinePipeline(['truncate']), ['truncate'])
   t.same(OFFLINE_STRATEGY_NAMES, ['mask', 'rules', 'truncate'])
+  t.same(LLM_STRATEGY_NAMES, ['llm'])
+  t.ok(pipelineNeedsLlm(['mask', 'llm']), "a pipeline with llm takes the request's summarizer")
+  t.notOk(pipelineNeedsLlm(['mask', 'rules']))
 })
 
 t.test("the configuration's defaults and validation are the engine's", async (t) => {
