@@ -5,7 +5,8 @@ import { z } from 'zod'
 import { errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
 import { contentLength } from '../src/plugins/compute-pool.ts'
 import { compactConversation } from '../src/services/compact.ts'
-import { offeredPipelines, STRATEGIES, STRATEGY_NAMES } from '../src/engine/compaction/strategies/index.ts'
+import { listStrategies } from '../src/services/strategies.ts'
+import { STRATEGIES, STRATEGY_NAMES } from '../src/engine/compaction/strategies/index.ts'
 import { DEFAULT_COMPACT_OPTIONS } from '../src/engine/compaction/types.ts'
 import { formatField, messagesField, modelField, systemField, thresholdOverrideFields } from './schemas.ts'
 
@@ -238,9 +239,6 @@ const compactResponse = z
     },
   })
 
-/** What GET /strategies says of each registered strategy. */
-const strategyInfo = STRATEGIES.map((s) => ({ name: s.name, description: s.description, needsLlm: s.needsLlm, summarizes: 'summarizer' in s, keeps: 'keep' in s }))
-
 const strategiesResponse = z
   .object({
     strategies: z
@@ -259,11 +257,7 @@ const strategiesResponse = z
   })
   .meta({
     id: 'StrategiesResponse',
-    example: {
-      strategies: strategyInfo,
-      default: DEFAULT_COMPACT_OPTIONS.strategy,
-      pipelines: offeredPipelines(DEFAULT_COMPACT_OPTIONS.strategy),
-    },
+    example: listStrategies(DEFAULT_COMPACT_OPTIONS.strategy),
   })
 
 export default async function compactRoutes(app: FastifyInstance) {
@@ -273,14 +267,7 @@ export default async function compactRoutes(app: FastifyInstance) {
       summary: "The compaction strategies this server knows, its default pipeline, and the pipelines a menu offers",
       response: { 200: strategiesResponse, ...standardErrorResponses },
     },
-    handler: async () => {
-      const defaultPipeline = app.config.COMPACTION_DEFAULT_STRATEGY
-      return {
-        strategies: strategyInfo,
-        default: defaultPipeline,
-        pipelines: offeredPipelines(defaultPipeline) as (typeof defaultPipeline)[],
-      }
-    },
+    handler: async () => listStrategies(app.config.COMPACTION_DEFAULT_STRATEGY),
   })
 
   app.withTypeProvider<ZodTypeProvider>().post('/compact', {
