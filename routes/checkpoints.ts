@@ -7,6 +7,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { foldedInto, getCheckpoint, listCheckpoints, MAX_PAGE_SIZE, sessionStats, type Checkpoint } from '../src/checkpoints/repository.ts'
 import { ApiError, errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
+import { STRATEGY_NAMES } from '../src/engine/compaction/strategies/index.ts'
 import { sessionIdSchema } from './compact.ts'
 
 const sessionParams = z.object({ id: sessionIdSchema.describe('The sessionId given to POST /compact.') })
@@ -46,7 +47,7 @@ const checkpointSchema = z
     sessionId: z.string().describe('The session it belongs to.'),
     checkpointNum: z.int().describe('1, 2, ... per session, gap-free in the order compactions were stored.'),
     round: z.int().nullable().describe('Compaction round of the summary (null when the compaction only masked).'),
-    strategy: z.string().nullable().describe('What produced it: rules, llm, truncate or mask.'),
+    strategy: z.string().nullable().describe(`What produced it: a strategy of GET /strategies (${STRATEGY_NAMES.join(', ')}).`),
     fromMessageIndex: z.int().nullable().describe('First compacted message index of the compacted input.'),
     toMessageIndex: z.int().nullable().describe('Last compacted message index of the compacted input.'),
     messagesCompressed: z.int().nullable().describe('Messages summarised or masked.'),

@@ -5,9 +5,14 @@ import { z } from 'zod'
 import { errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
 import { contentLength } from '../src/plugins/compute-pool.ts'
 import { compactConversation } from '../src/services/compact.ts'
+import { listStrategies } from '../src/services/strategies.ts'
+import { STRATEGIES, STRATEGY_NAMES } from '../src/engine/compaction/strategies/index.ts'
+import { DEFAULT_COMPACT_OPTIONS } from '../src/engine/compaction/types.ts'
 import { formatField, messagesField, modelField, systemField, thresholdOverrideFields } from './schemas.ts'
 
-const strategyName = z.enum(['mask', 'rules', 'llm', 'truncate'])
+const strategyName = z.enum(STRATEGY_NAMES)
+const strategyList = STRATEGIES.map((s) => `\`${s.name}\`: ${s.description}.`).join(' ')
+const fallbackList = STRATEGIES.filter((s) => 'fallback' in s).map((s) => s.name).join(' → ')
 
 /** Session ids are the caller's: short, printable, safe in URLs. */
 export const sessionIdSchema = z
@@ -42,10 +47,10 @@ const compactBody = z
       .optional()
       .describe('Instead of keepRecent: keep the most recent messages up to this many tokens. Giving both is a 400.'),
     strategy: z
-      .union([strategyName, z.array(strategyName).min(1).max(4)])
+      .union([strategyName, z.array(strategyName).min(1).max(STRATEGY_NAMES.length)])
       .optional()
       .describe(
-        'A strategy or a pipeline, cheapest first. `mask`: replace old tool results with short placeholders. `rules`: offline structured summary. `llm`: summary written by the configured model. `truncate`: keep the start and end of the text. Summarizers fall back llm → rules → truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY).',
+        `A strategy or a pipeline, cheapest first (GET /strategies lists them). ${strategyList} The pipeline's summarizers fall back to ${fallbackList}. Default \`${JSON.stringify(DEFAULT_COMPACT_OPTIONS.strategy)}\` (COMPACTION_DEFAULT_STRATEGY).`,
       ),
     keepToolResults: z.int().min(0).max(10_000).optional().describe('The most recent tool results are never masked. Default 3.'),
     excludeTools: z.array(z.string().min(1).max(200)).max(1_000).optional().describe('Tools whose results are never masked (e.g. a memory or plan tool).'),
@@ -147,7 +152,7 @@ const compactResponse = z
     format: z.enum(['openai', 'anthropic', 'ai-sdk']).describe('Format of `messages` (the input format).'),
     model: z.string().describe('Model the budget was counted for.'),
     targetTokens: z.int().describe('The budget used (the request\'s, or the model\'s compaction threshold).'),
-    strategy: z.enum(['mask', 'rules', 'llm', 'truncate', 'none']).describe('What produced the result: the summarizer that wrote the summary, `mask` when masking sufficed, `none` when unchanged.'),
+    strategy: z.enum([...STRATEGY_NAMES, 'none']).describe('What produced the result: the summarizer that wrote the summary, `mask` when masking sufficed, `none` when unchanged.'),
     fallbacks: z
       .array(z.object({ strategy: z.string(), reason: z.string() }))
       .describe('Strategies that were tried and failed or were unavailable, in order, with the reason (e.g. `rate_limited: openai gpt-4o-mini: rate limited (HTTP 429)`).'),
@@ -234,7 +239,37 @@ const compactResponse = z
     },
   })
 
+const strategiesResponse = z
+  .object({
+    strategies: z
+      .array(
+        z.object({
+          name: z.enum(STRATEGY_NAMES),
+          description: z.string(),
+          needsLlm: z.boolean().describe('Runs only with a summarizer model configured on the server; without one it falls back (see fallbacks).'),
+          summarizes: z.boolean().describe('Writes the summary of the compacted turns.'),
+          keeps: z.boolean().describe('Shrinks the middle turns that stay in the conversation.'),
+        }),
+      )
+      .describe('Every strategy `strategy` accepts, in the order of the docs.'),
+    default: z.array(z.enum(STRATEGY_NAMES)).describe('The pipeline used when a request gives no strategy (COMPACTION_DEFAULT_STRATEGY).'),
+    pipelines: z.array(z.array(z.enum(STRATEGY_NAMES))).describe('Pipelines worth offering in a menu: the default first, then each strategy as it is usually run.'),
+  })
+  .meta({
+    id: 'StrategiesResponse',
+    example: listStrategies(DEFAULT_COMPACT_OPTIONS.strategy),
+  })
+
 export default async function compactRoutes(app: FastifyInstance) {
+  app.withTypeProvider<ZodTypeProvider>().get('/strategies', {
+    schema: {
+      tags: ['compaction'],
+      summary: "The compaction strategies this server knows, its default pipeline, and the pipelines a menu offers",
+      response: { 200: strategiesResponse, ...standardErrorResponses },
+    },
+    handler: async () => listStrategies(app.config.COMPACTION_DEFAULT_STRATEGY),
+  })
+
   app.withTypeProvider<ZodTypeProvider>().post('/compact', {
     schema: {
       tags: ['compaction'],

@@ -8,6 +8,7 @@ import { z } from 'zod'
 import { ApiError, errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
 import { BATCH_SIZE, DEFAULT_SUMMARY_BUDGET, DEFAULT_WINDOW_MESSAGES, DEFAULT_WINDOW_TOKENS } from '../src/sessions/repository.ts'
 import { SUMMARY_UNAVAILABLE } from '../src/sessions/service.ts'
+import { OFFLINE_STRATEGY_NAMES } from '../src/engine/compaction/strategies/index.ts'
 import { sessionIdSchema } from './compact.ts'
 import { formatField, messagesField, modelField, storable } from './schemas.ts'
 import { putSummaryBody, putSummaryResponse, refreshResponse, summarySchema, updateStateSchema } from './session-summary-schemas.ts'
@@ -197,7 +198,7 @@ const contextResponse = z
     budget: z.int().describe('The budget the context fits.'),
     tokens: z.int().describe('Tokens of the returned context.'),
     compacted: z.boolean().describe('True when the compaction engine had to trim it to the budget.'),
-    strategy: z.string().describe('What trimmed it (none, mask, rules, truncate).'),
+    strategy: z.string().describe(`What trimmed it: none, or an offline strategy (${OFFLINE_STRATEGY_NAMES.join(', ')}).`),
     summaryVersion: z.int().describe('The summary version included (0: none yet).'),
     stale: z.boolean().describe('True when evicted messages were not yet in the summary: they are included verbatim (or compacted) instead, so nothing is lost.'),
     messages: z.array(z.unknown()).describe('Ready to send: system messages, the summary, messages awaiting summary, then the recent window. Valid for the provider (tool calls keep their results).'),

@@ -5,6 +5,8 @@
  */
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
+import { STRATEGY_NAMES } from './engine/compaction/strategies/index.ts'
+import { DEFAULT_COMPACT_OPTIONS } from './engine/compaction/types.ts'
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def)
 const bool = (def: boolean) =>
@@ -94,10 +96,10 @@ export const configSchema = z.object({
   /** Context window of the summarizer model when the registry does not know it (local models). */
   SUMMARIZER_CONTEXT_LIMIT: z.coerce.number().int().min(1000).optional(),
 
-  /** Compaction defaults (seeds 001-004); each can be overridden per request. */
-  COMPACTION_DEFAULT_STRATEGY: z.string().default('mask,rules').transform(csv).pipe(z.array(z.enum(['mask', 'rules', 'llm', 'truncate'])).min(1)),
-  COMPACTION_KEEP_RECENT: int(10),
-  COMPACTION_MAX_SUMMARY_TOKENS: int(2000, 50),
+  /** Compaction defaults (seeds 001-004), the engine's (DEFAULT_COMPACT_OPTIONS); each can be overridden per request. */
+  COMPACTION_DEFAULT_STRATEGY: z.string().default(DEFAULT_COMPACT_OPTIONS.strategy.join(',')).transform(csv).pipe(z.array(z.enum(STRATEGY_NAMES)).min(1)),
+  COMPACTION_KEEP_RECENT: int(DEFAULT_COMPACT_OPTIONS.keepRecent),
+  COMPACTION_MAX_SUMMARY_TOKENS: int(DEFAULT_COMPACT_OPTIONS.maxSummaryTokens, 50),
   /** Checkpoints kept per session; older ones are folded into a summary of summaries. */
   COMPACTION_MAX_CHECKPOINTS: int(5, 1),
 

@@ -180,6 +180,14 @@ t.test('the dashboard in chromium', { skip: SKIP }, async (t) => {
   await t.test('preview: a masked tool result is coloured as masked, summarised messages as such, and the summary is shown; nothing stored', async (t) => {
     const before = (await ok({ method: 'GET', url: '/sessions?limit=1' })).json().total
     await page.goto(`${base}/ui/#/preview`)
+    // The strategy menu is the server's (GET /strategies), not a copy in the dashboard.
+    await page.waitForSelector('#opt-strategy option:nth-child(2)', { state: 'attached' })
+    const offered = (await ok({ method: 'GET', url: '/strategies' })).json() as { default: string[]; pipelines: string[][] }
+    t.same(
+      await page.locator('#opt-strategy option').allTextContents(),
+      offered.pipelines.map((p) => `${p.join(' + ')}${p.join() === offered.default.join() ? ' (default)' : ''}`),
+    )
+    t.equal(await page.locator('#opt-strategy option').first().textContent(), 'mask + rules (default)')
     await page.getByLabel(/^Conversation/).fill(JSON.stringify(toolConversation(40, 0, UI_TASK)))
     await page.getByLabel('Budget (tokens)').fill('4000')
     await page.getByLabel('keepRecent').fill('2')

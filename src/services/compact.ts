@@ -10,6 +10,7 @@ import type { Config } from '../config.ts'
 import type { Database } from '../db/schema.ts'
 import { compact, CompactionError } from '../engine/compaction/compact.ts'
 import { llmSummarizer } from '../engine/compaction/summarizers/llm.ts'
+import { LLM_STRATEGY_NAMES, pipelineNeedsLlm, type RegisteredStrategyName as StrategyName } from '../engine/compaction/strategies/index.ts'
 import {
   DEFAULT_COMPACT_OPTIONS,
   type CompactionEvent,
@@ -19,7 +20,6 @@ import {
   type KeyFacts,
   type PlanRange,
   type RepairRecord,
-  type StrategyName,
   type Summarizer,
   type SummarizerClient,
 } from '../engine/compaction/types.ts'
@@ -142,10 +142,11 @@ function pickSummarizer(registry: SummarizerRegistry, choice: CompactRequest['su
  * request's, or COMPACTION_DEFAULT_STRATEGY), it would be silently ignored, so it is a 400.
  */
 function checkSummarizerUse(input: CompactRequest, strategy: readonly StrategyName[]): void {
-  if (input.summarizer === undefined || strategy.includes('llm')) return
+  if (input.summarizer === undefined || pipelineNeedsLlm(strategy)) return
   const pipeline = `${input.strategy === undefined ? 'the default strategy' : 'strategy'} is ${JSON.stringify(strategy)}`
-  throw new ApiError(400, 'validation_error', `body.summarizer: only the "llm" strategy uses a summarizer, and ${pipeline}; add "llm" to strategy or leave summarizer out`, [
-    { path: 'body.summarizer', message: 'needs strategy "llm"' },
+  const llm = LLM_STRATEGY_NAMES.map((name) => JSON.stringify(name)).join(' or ')
+  throw new ApiError(400, 'validation_error', `body.summarizer: only the ${llm} strategy uses a summarizer, and ${pipeline}; add ${llm} to strategy or leave summarizer out`, [
+    { path: 'body.summarizer', message: `needs strategy ${llm}` },
   ])
 }
 
@@ -165,7 +166,7 @@ export function checkedSummarizer(config: Config, registry: SummarizerRegistry, 
   checkKeepRecent(input)
   const strategy = strategyList(input.strategy, config)
   checkSummarizerUse(input, strategy)
-  return strategy.includes('llm') ? pickSummarizer(registry, input.summarizer) : undefined
+  return pipelineNeedsLlm(strategy) ? pickSummarizer(registry, input.summarizer) : undefined
 }
 
 /**
@@ -302,7 +303,8 @@ export async function computeCompaction(
       format,
       model: model.id,
       targetTokens,
-      strategy: result.strategy,
+      // The engine credits only registered strategies.
+      strategy: result.strategy as CompactResponse['strategy'],
       fallbacks: result.fallbacks,
       repairs: result.repairs,
       plan: result.plan,

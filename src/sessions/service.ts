@@ -22,7 +22,8 @@ import type { Kysely } from 'kysely'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/schema.ts'
 import { CompactionError } from '../engine/compaction/compact.ts'
-import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type StrategyName } from '../engine/compaction/types.ts'
+import { offlinePipeline } from '../engine/compaction/strategies/index.ts'
+import { DEFAULT_COMPACT_OPTIONS, type CompactOptions } from '../engine/compaction/types.ts'
 import { CREATED_INDEX, isSystemLike, parseConversation, type CanonicalMessage, type MessageFormat } from '../engine/messages/index.ts'
 import {
   continuationOf,
@@ -584,7 +585,6 @@ export class SessionService {
     if (summaryText) head.push(createdSystem(`Summary of the earlier part of this session (rolling summary, version ${snap.summary!.version}):\n\n${summaryText}`))
     const messages = [...head, ...all.filter((m) => !isSystemLike(m))]
 
-    const strategy = this.config.COMPACTION_DEFAULT_STRATEGY.map((s): StrategyName => (s === 'llm' ? 'rules' : s))
     const options: CompactOptions = {
       ...DEFAULT_COMPACT_OPTIONS,
       format: sessionFormat,
@@ -592,7 +592,7 @@ export class SessionService {
       thresholdTokens: budget,
       keepFirst: 0,
       keepRecent: this.config.COMPACTION_KEEP_RECENT,
-      strategy: [...new Set(strategy)],
+      strategy: offlinePipeline(this.config.COMPACTION_DEFAULT_STRATEGY),
       maxSummaryTokens: this.config.COMPACTION_MAX_SUMMARY_TOKENS,
     }
     // CPU work: the compute pool (a small session stays inline).

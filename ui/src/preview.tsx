@@ -3,7 +3,7 @@
  * /import), a dry run of POST /compact for the plan, then the same request without a
  * sessionId for the summary. Nothing is stored: neither request names a session.
  */
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { api, ApiError, fmtInt } from './api.ts'
 import { Markdown } from './markdown.tsx'
 import { clip } from './messages.ts'
@@ -23,12 +23,30 @@ interface Outcome {
   modelSource: ModelSource
 }
 
-const STRATEGIES: Record<string, string[]> = {
-  'mask + rules (default)': ['mask', 'rules'],
-  mask: ['mask'],
-  rules: ['rules'],
-  'mask + llm': ['mask', 'llm'],
-  truncate: ['truncate'],
+/** GET /strategies: the server's registry of compaction strategies and the pipelines it offers. */
+interface StrategiesInfo {
+  strategies: { name: string; description: string; needsLlm: boolean }[]
+  default: string[]
+  pipelines: string[][]
+}
+
+/** One choice of the strategy menu; without `strategy` the request names none (the server's default). */
+interface MenuEntry {
+  label: string
+  title: string
+  strategy?: string[]
+}
+
+/** Until GET /strategies answers (or on a server without it): the server's default pipeline. */
+const SERVER_DEFAULT: MenuEntry[] = [{ label: 'server default', title: "the server's COMPACTION_DEFAULT_STRATEGY" }]
+
+function menuOf(info: StrategiesInfo): MenuEntry[] {
+  const described = new Map(info.strategies.map((s) => [s.name, `${s.name}: ${s.description}${s.needsLlm ? ' (needs a summarizer model configured on the server)' : ''}`]))
+  return info.pipelines.map((p) => ({
+    label: `${p.join(' + ')}${p.join() === info.default.join() ? ' (default)' : ''}`,
+    title: p.map((name) => described.get(name) ?? name).join('\n'),
+    strategy: p,
+  }))
 }
 
 function parseInput(text: string): { messages: unknown[]; system?: unknown } {
@@ -47,11 +65,18 @@ export function Preview() {
   // Empty unless the user types one: then an agent log's own model (as the CLI counts it), else the server's default.
   const [model, setModel] = useState('')
   const [budget, setBudget] = useState('')
-  const [strategy, setStrategy] = useState('mask + rules (default)')
+  const [menu, setMenu] = useState(SERVER_DEFAULT)
+  const [strategy, setStrategy] = useState(0)
   const [keepRecent, setKeepRecent] = useState('10')
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
   const [out, setOut] = useState<Outcome | null>(null)
+
+  useEffect(() => {
+    api<StrategiesInfo>('/strategies')
+      .then((info) => setMenu(menuOf(info)))
+      .catch(() => {}) // an older server: its default pipeline only
+  }, [])
 
   async function run(e: Event) {
     e.preventDefault()
@@ -87,7 +112,7 @@ export function Preview() {
         ...modelField,
         ...(budget ? { targetTokens: Number(budget) } : {}),
         ...(keepRecent !== '' ? { keepRecent: Number(keepRecent) } : {}),
-        strategy: STRATEGIES[strategy],
+        ...(menu[strategy]?.strategy ? { strategy: menu[strategy].strategy } : {}),
         force: true,
       }
       const estimate = await api<Estimate>('/estimate', { method: 'POST', body: { messages: conv.messages, ...(conv.system !== undefined ? { system: conv.system } : {}), ...(format ? { format } : {}), ...modelField } })
@@ -137,9 +162,11 @@ export function Preview() {
           <label for="opt-budget">Budget (tokens)</label>
           <input id="opt-budget" type="number" min={1} placeholder="model threshold" value={budget} onInput={(e) => setBudget(e.currentTarget.value)} />
           <label for="opt-strategy">Strategy</label>
-          <select id="opt-strategy" value={strategy} onChange={(e) => setStrategy(e.currentTarget.value)}>
-            {Object.keys(STRATEGIES).map((s) => (
-              <option value={s}>{s}</option>
+          <select id="opt-strategy" value={String(strategy)} title={menu[strategy]?.title} onChange={(e) => setStrategy(Number(e.currentTarget.value))}>
+            {menu.map((entry, k) => (
+              <option value={String(k)} title={entry.title}>
+                {entry.label}
+              </option>
             ))}
           </select>
           <label for="opt-keep">keepRecent</label>

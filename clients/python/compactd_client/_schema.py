@@ -80,11 +80,12 @@ class CompactRequestInput(TypedDict):
     # Instead of keepRecent: keep the most recent messages up to this many tokens.
     # Giving both is a 400.
     keepRecentTokens: NotRequired[int]
-    # A strategy or a pipeline, cheapest first. `mask`: replace old tool results with
-    # short placeholders. `rules`: offline structured summary. `llm`: summary written by
-    # the configured model. `truncate`: keep the start and end of the text. Summarizers
-    # fall back llm → rules → truncate. Default `["mask","rules"]`
-    # (COMPACTION_DEFAULT_STRATEGY).
+    # A strategy or a pipeline, cheapest first (GET /strategies lists them). `mask`:
+    # replace old tool results with short placeholders; the calls stay. `rules`: offline
+    # structured summary (task, files, failures, decisions, next step), deterministic
+    # and free. `llm`: summary written by the configured model. `truncate`: keep the
+    # start and end of the text. The pipeline's summarizers fall back to rules →
+    # truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY).
     strategy: NotRequired[Union[Literal["mask", "rules", "llm", "truncate"], List[Literal["mask", "rules", "llm", "truncate"]]]]
     # The most recent tool results are never masked. Default 3.
     keepToolResults: NotRequired[int]
@@ -266,6 +267,28 @@ class CompactResponseInput(TypedDict):
     checkpoint: NotRequired[CompactResponseInputCheckpoint]
 
 
+class StrategiesResponseInputStrategiesItem(TypedDict):
+    name: Literal["mask", "rules", "llm", "truncate"]
+    description: str
+    # Runs only with a summarizer model configured on the server; without one it falls
+    # back (see fallbacks).
+    needsLlm: bool
+    # Writes the summary of the compacted turns.
+    summarizes: bool
+    # Shrinks the middle turns that stay in the conversation.
+    keeps: bool
+
+
+class StrategiesResponseInput(TypedDict):
+    # Every strategy `strategy` accepts, in the order of the docs.
+    strategies: List[StrategiesResponseInputStrategiesItem]
+    # The pipeline used when a request gives no strategy (COMPACTION_DEFAULT_STRATEGY).
+    default: List[Literal["mask", "rules", "llm", "truncate"]]
+    # Pipelines worth offering in a menu: the default first, then each strategy as it is
+    # usually run.
+    pipelines: List[List[Literal["mask", "rules", "llm", "truncate"]]]
+
+
 class CheckpointInput(TypedDict):
     # The session it belongs to.
     sessionId: str
@@ -273,7 +296,7 @@ class CheckpointInput(TypedDict):
     checkpointNum: int
     # Compaction round of the summary (null when the compaction only masked).
     round: Union[int, None]
-    # What produced it: rules, llm, truncate or mask.
+    # What produced it: a strategy of GET /strategies (mask, rules, llm, truncate).
     strategy: Union[str, None]
     # First compacted message index of the compacted input.
     fromMessageIndex: Union[int, None]
@@ -788,7 +811,7 @@ class SessionContextInput(TypedDict):
     tokens: int
     # True when the compaction engine had to trim it to the budget.
     compacted: bool
-    # What trimmed it (none, mask, rules, truncate).
+    # What trimmed it: none, or an offline strategy (mask, rules, truncate).
     strategy: str
     # The summary version included (0: none yet).
     summaryVersion: int
@@ -1037,11 +1060,12 @@ class CompactRequest(TypedDict):
     # Instead of keepRecent: keep the most recent messages up to this many tokens.
     # Giving both is a 400.
     keepRecentTokens: NotRequired[int]
-    # A strategy or a pipeline, cheapest first. `mask`: replace old tool results with
-    # short placeholders. `rules`: offline structured summary. `llm`: summary written by
-    # the configured model. `truncate`: keep the start and end of the text. Summarizers
-    # fall back llm → rules → truncate. Default `["mask","rules"]`
-    # (COMPACTION_DEFAULT_STRATEGY).
+    # A strategy or a pipeline, cheapest first (GET /strategies lists them). `mask`:
+    # replace old tool results with short placeholders; the calls stay. `rules`: offline
+    # structured summary (task, files, failures, decisions, next step), deterministic
+    # and free. `llm`: summary written by the configured model. `truncate`: keep the
+    # start and end of the text. The pipeline's summarizers fall back to rules →
+    # truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY).
     strategy: NotRequired[Union[Literal["mask", "rules", "llm", "truncate"], List[Literal["mask", "rules", "llm", "truncate"]]]]
     # The most recent tool results are never masked. Default 3.
     keepToolResults: NotRequired[int]
@@ -1223,6 +1247,28 @@ class CompactResponse(TypedDict):
     checkpoint: NotRequired[CompactResponseCheckpoint]
 
 
+class StrategiesResponseStrategiesItem(TypedDict):
+    name: Literal["mask", "rules", "llm", "truncate"]
+    description: str
+    # Runs only with a summarizer model configured on the server; without one it falls
+    # back (see fallbacks).
+    needsLlm: bool
+    # Writes the summary of the compacted turns.
+    summarizes: bool
+    # Shrinks the middle turns that stay in the conversation.
+    keeps: bool
+
+
+class StrategiesResponse(TypedDict):
+    # Every strategy `strategy` accepts, in the order of the docs.
+    strategies: List[StrategiesResponseStrategiesItem]
+    # The pipeline used when a request gives no strategy (COMPACTION_DEFAULT_STRATEGY).
+    default: List[Literal["mask", "rules", "llm", "truncate"]]
+    # Pipelines worth offering in a menu: the default first, then each strategy as it is
+    # usually run.
+    pipelines: List[List[Literal["mask", "rules", "llm", "truncate"]]]
+
+
 class Checkpoint(TypedDict):
     # The session it belongs to.
     sessionId: str
@@ -1230,7 +1276,7 @@ class Checkpoint(TypedDict):
     checkpointNum: int
     # Compaction round of the summary (null when the compaction only masked).
     round: Union[int, None]
-    # What produced it: rules, llm, truncate or mask.
+    # What produced it: a strategy of GET /strategies (mask, rules, llm, truncate).
     strategy: Union[str, None]
     # First compacted message index of the compacted input.
     fromMessageIndex: Union[int, None]
@@ -1738,7 +1784,7 @@ class SessionContext(TypedDict):
     tokens: int
     # True when the compaction engine had to trim it to the budget.
     compacted: bool
-    # What trimmed it (none, mask, rules, truncate).
+    # What trimmed it: none, or an offline strategy (mask, rules, truncate).
     strategy: str
     # The summary version included (0: none yet).
     summaryVersion: int
@@ -1989,6 +2035,16 @@ OPERATIONS: Dict[str, Operation] = {
         header_params={},
         request="EstimateRequestInput",
         responses={200: "EstimateResponse"},
+    ),
+    "GET /strategies": Operation(
+        method="GET",
+        path="/strategies",
+        summary="The compaction strategies this server knows, its default pipeline, and the pipelines a menu offers",
+        path_params={},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={200: "StrategiesResponse"},
     ),
     "POST /compact": Operation(
         method="POST",

@@ -42,6 +42,7 @@ from ._schema import (
     SessionSettingsRequestInput,
     SessionStats,
     SessionSummary,
+    StrategiesResponse,
     SummaryRefresh,
     SummaryVersion,
     SummaryVersionPage,
@@ -184,6 +185,11 @@ class Client:
     def estimate(self, request: EstimateRequestInput) -> EstimateResponse:
         """Tokens of a conversation, the model's limits, the threshold and ``shouldCompact``."""
         return cast(EstimateResponse, self._call("POST /estimate", body=request).data)
+
+    @route("GET /strategies")
+    def strategies(self) -> StrategiesResponse:
+        """The compaction strategies ``strategy`` accepts, the default pipeline, and the pipelines a menu offers."""
+        return cast(StrategiesResponse, self._call("GET /strategies").data)
 
     @route("POST /compact")
     def compact(self, request: CompactRequestInput) -> CompactResponse:

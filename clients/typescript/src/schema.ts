@@ -231,6 +231,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/strategies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The compaction strategies this server knows, its default pipeline, and the pipelines a menu offers */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StrategiesResponse"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/compact": {
         parameters: {
             query?: never;
@@ -2201,7 +2291,7 @@ export interface components {
             keepRecent?: number;
             /** @description Instead of keepRecent: keep the most recent messages up to this many tokens. Giving both is a 400. */
             keepRecentTokens?: number;
-            /** @description A strategy or a pipeline, cheapest first. `mask`: replace old tool results with short placeholders. `rules`: offline structured summary. `llm`: summary written by the configured model. `truncate`: keep the start and end of the text. Summarizers fall back llm → rules → truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY). */
+            /** @description A strategy or a pipeline, cheapest first (GET /strategies lists them). `mask`: replace old tool results with short placeholders; the calls stay. `rules`: offline structured summary (task, files, failures, decisions, next step), deterministic and free. `llm`: summary written by the configured model. `truncate`: keep the start and end of the text. The pipeline's summarizers fall back to rules → truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY). */
             strategy?: ("mask" | "rules" | "llm" | "truncate") | ("mask" | "rules" | "llm" | "truncate")[];
             /** @description The most recent tool results are never masked. Default 3. */
             keepToolResults?: number;
@@ -2467,6 +2557,81 @@ export interface components {
         };
         /**
          * @example {
+         *       "strategies": [
+         *         {
+         *           "name": "mask",
+         *           "description": "replace old tool results with short placeholders; the calls stay",
+         *           "needsLlm": false,
+         *           "summarizes": false,
+         *           "keeps": true
+         *         },
+         *         {
+         *           "name": "rules",
+         *           "description": "offline structured summary (task, files, failures, decisions, next step), deterministic and free",
+         *           "needsLlm": false,
+         *           "summarizes": true,
+         *           "keeps": false
+         *         },
+         *         {
+         *           "name": "llm",
+         *           "description": "summary written by the configured model",
+         *           "needsLlm": true,
+         *           "summarizes": true,
+         *           "keeps": false
+         *         },
+         *         {
+         *           "name": "truncate",
+         *           "description": "keep the start and end of the text",
+         *           "needsLlm": false,
+         *           "summarizes": true,
+         *           "keeps": false
+         *         }
+         *       ],
+         *       "default": [
+         *         "mask",
+         *         "rules"
+         *       ],
+         *       "pipelines": [
+         *         [
+         *           "mask",
+         *           "rules"
+         *         ],
+         *         [
+         *           "mask"
+         *         ],
+         *         [
+         *           "rules"
+         *         ],
+         *         [
+         *           "mask",
+         *           "llm"
+         *         ],
+         *         [
+         *           "truncate"
+         *         ]
+         *       ]
+         *     }
+         */
+        StrategiesResponseInput: {
+            /** @description Every strategy `strategy` accepts, in the order of the docs. */
+            strategies: {
+                /** @enum {string} */
+                name: "mask" | "rules" | "llm" | "truncate";
+                description: string;
+                /** @description Runs only with a summarizer model configured on the server; without one it falls back (see fallbacks). */
+                needsLlm: boolean;
+                /** @description Writes the summary of the compacted turns. */
+                summarizes: boolean;
+                /** @description Shrinks the middle turns that stay in the conversation. */
+                keeps: boolean;
+            }[];
+            /** @description The pipeline used when a request gives no strategy (COMPACTION_DEFAULT_STRATEGY). */
+            default: ("mask" | "rules" | "llm" | "truncate")[];
+            /** @description Pipelines worth offering in a menu: the default first, then each strategy as it is usually run. */
+            pipelines: ("mask" | "rules" | "llm" | "truncate")[][];
+        };
+        /**
+         * @example {
          *       "sessionId": "agent-run-42",
          *       "checkpointNum": 3,
          *       "round": 3,
@@ -2513,7 +2678,7 @@ export interface components {
             checkpointNum: number;
             /** @description Compaction round of the summary (null when the compaction only masked). */
             round: number | null;
-            /** @description What produced it: rules, llm, truncate or mask. */
+            /** @description What produced it: a strategy of GET /strategies (mask, rules, llm, truncate). */
             strategy: string | null;
             /** @description First compacted message index of the compacted input. */
             fromMessageIndex: number | null;
@@ -3230,7 +3395,7 @@ export interface components {
             tokens: number;
             /** @description True when the compaction engine had to trim it to the budget. */
             compacted: boolean;
-            /** @description What trimmed it (none, mask, rules, truncate). */
+            /** @description What trimmed it: none, or an offline strategy (mask, rules, truncate). */
             strategy: string;
             /** @description The summary version included (0: none yet). */
             summaryVersion: number;
@@ -3629,7 +3794,7 @@ export interface components {
             keepRecent?: number;
             /** @description Instead of keepRecent: keep the most recent messages up to this many tokens. Giving both is a 400. */
             keepRecentTokens?: number;
-            /** @description A strategy or a pipeline, cheapest first. `mask`: replace old tool results with short placeholders. `rules`: offline structured summary. `llm`: summary written by the configured model. `truncate`: keep the start and end of the text. Summarizers fall back llm → rules → truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY). */
+            /** @description A strategy or a pipeline, cheapest first (GET /strategies lists them). `mask`: replace old tool results with short placeholders; the calls stay. `rules`: offline structured summary (task, files, failures, decisions, next step), deterministic and free. `llm`: summary written by the configured model. `truncate`: keep the start and end of the text. The pipeline's summarizers fall back to rules → truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY). */
             strategy?: ("mask" | "rules" | "llm" | "truncate") | ("mask" | "rules" | "llm" | "truncate")[];
             /** @description The most recent tool results are never masked. Default 3. */
             keepToolResults?: number;
@@ -3895,6 +4060,81 @@ export interface components {
         };
         /**
          * @example {
+         *       "strategies": [
+         *         {
+         *           "name": "mask",
+         *           "description": "replace old tool results with short placeholders; the calls stay",
+         *           "needsLlm": false,
+         *           "summarizes": false,
+         *           "keeps": true
+         *         },
+         *         {
+         *           "name": "rules",
+         *           "description": "offline structured summary (task, files, failures, decisions, next step), deterministic and free",
+         *           "needsLlm": false,
+         *           "summarizes": true,
+         *           "keeps": false
+         *         },
+         *         {
+         *           "name": "llm",
+         *           "description": "summary written by the configured model",
+         *           "needsLlm": true,
+         *           "summarizes": true,
+         *           "keeps": false
+         *         },
+         *         {
+         *           "name": "truncate",
+         *           "description": "keep the start and end of the text",
+         *           "needsLlm": false,
+         *           "summarizes": true,
+         *           "keeps": false
+         *         }
+         *       ],
+         *       "default": [
+         *         "mask",
+         *         "rules"
+         *       ],
+         *       "pipelines": [
+         *         [
+         *           "mask",
+         *           "rules"
+         *         ],
+         *         [
+         *           "mask"
+         *         ],
+         *         [
+         *           "rules"
+         *         ],
+         *         [
+         *           "mask",
+         *           "llm"
+         *         ],
+         *         [
+         *           "truncate"
+         *         ]
+         *       ]
+         *     }
+         */
+        StrategiesResponse: {
+            /** @description Every strategy `strategy` accepts, in the order of the docs. */
+            strategies: {
+                /** @enum {string} */
+                name: "mask" | "rules" | "llm" | "truncate";
+                description: string;
+                /** @description Runs only with a summarizer model configured on the server; without one it falls back (see fallbacks). */
+                needsLlm: boolean;
+                /** @description Writes the summary of the compacted turns. */
+                summarizes: boolean;
+                /** @description Shrinks the middle turns that stay in the conversation. */
+                keeps: boolean;
+            }[];
+            /** @description The pipeline used when a request gives no strategy (COMPACTION_DEFAULT_STRATEGY). */
+            default: ("mask" | "rules" | "llm" | "truncate")[];
+            /** @description Pipelines worth offering in a menu: the default first, then each strategy as it is usually run. */
+            pipelines: ("mask" | "rules" | "llm" | "truncate")[][];
+        };
+        /**
+         * @example {
          *       "sessionId": "agent-run-42",
          *       "checkpointNum": 3,
          *       "round": 3,
@@ -3941,7 +4181,7 @@ export interface components {
             checkpointNum: number;
             /** @description Compaction round of the summary (null when the compaction only masked). */
             round: number | null;
-            /** @description What produced it: rules, llm, truncate or mask. */
+            /** @description What produced it: a strategy of GET /strategies (mask, rules, llm, truncate). */
             strategy: string | null;
             /** @description First compacted message index of the compacted input. */
             fromMessageIndex: number | null;
@@ -4658,7 +4898,7 @@ export interface components {
             tokens: number;
             /** @description True when the compaction engine had to trim it to the budget. */
             compacted: boolean;
-            /** @description What trimmed it (none, mask, rules, truncate). */
+            /** @description What trimmed it: none, or an offline strategy (mask, rules, truncate). */
             strategy: string;
             /** @description The summary version included (0: none yet). */
             summaryVersion: number;

@@ -10,12 +10,11 @@ import { isRecord } from '../../engine/messages/adapter.ts'
 import { MESSAGE_FORMATS, type MessageFormat } from '../../engine/messages/canonical.ts'
 import { MessageFormatError, parseConversation, serializeConversation } from '../../engine/messages/index.ts'
 import { documentLayout, IMPORT_SOURCES, ImportError, importLog, type ImportResult, type ImportScope, type ImportSource } from '../../engine/import/index.ts'
+import { isStrategyName, STRATEGY_NAMES } from '../../engine/compaction/strategies/index.ts'
 import { compact, estimate, type CompactRequest, type CompactResponse, type EstimateInput, type EstimateResult } from '../../index.ts'
 import { CliError, UsageError, choiceFlag, intFlag, parseArgs, type ParsedArgs } from './args.ts'
 import { request, serverFrom, type Server } from './client.ts'
 import { LARGE_FILE_BYTES, logFiles, progress, readInput, writeOutput, type Io } from './io.ts'
-
-const STRATEGIES = ['mask', 'rules', 'llm', 'truncate'] as const
 
 // ---------------------------------------------------------------------------
 // Input: messages, or an agent log
@@ -179,8 +178,10 @@ export async function compactCommand(argv: string[], io: Io): Promise<number> {
   let strategy: CompactRequest['strategy']
   if (strategyRaw !== undefined) {
     const list = strategyRaw.split(',').map((s) => s.trim())
-    for (const s of list) if (!STRATEGIES.includes(s as never)) throw new UsageError(`--strategy: expected a comma-separated list of ${STRATEGIES.join(', ')}, got ${JSON.stringify(s)}`)
-    strategy = list as CompactRequest['strategy']
+    strategy = list.map((s) => {
+      if (!isStrategyName(s)) throw new UsageError(`--strategy: expected a comma-separated list of ${STRATEGY_NAMES.join(', ')}, got ${JSON.stringify(s)}`)
+      return s
+    })
   }
   const sessionId = args.values.get('session')
   if (sessionId !== undefined && !/^[A-Za-z0-9._:-]{1,200}$/.test(sessionId)) throw new UsageError('--session: use 1-200 characters from A-Z a-z 0-9 . _ : -')

@@ -43,8 +43,8 @@ export interface PlanInput {
    */
   summaryReserves: readonly number[]
   wantsSummary: boolean
-  /** Kept middle segments: masked only, or masked and condensed. */
-  level: 'none' | 'mask' | 'condense'
+  /** Whether the pipeline keeps middle segments (shrunk by its kept form) beside the summary. */
+  keepsSegments: boolean
   /** Whether the summary message carries an action log. */
   useLog: boolean
   logHeaderTokens: number
@@ -193,7 +193,7 @@ function planFor(p: PlanInput, tail: number, condenseTail: boolean, summaryReser
 
   // No log: keep the newest middle segments (masked) while they fit beside the summary.
   let split = tail
-  if (p.level !== 'none' || !p.wantsSummary) {
+  if (p.keepsSegments || !p.wantsSummary) {
     for (let k = middle.length - 1; k >= 0; k--) {
       const si = middle[k]!
       if (p.earlier(si)) break

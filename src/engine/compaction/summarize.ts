@@ -1,38 +1,107 @@
 /**
- * Step "summarise": run the summarizer chain (the requested strategies, then rules and
- * truncate as fallbacks). A provider error, an empty, malformed or over-budget summary
- * moves to the next one, and each move is recorded with its reason.
+ * Step "extract + summarise", once per compacted range: the range's handover facts
+ * (facts/handover.ts), then the summarizer chain (the pipeline's summarizers, then the
+ * fallbacks that cannot fail: strategies/index.ts). A provider error, an empty, malformed
+ * or over-budget summary moves to the next one, and each move is recorded with its reason.
+ * The sections rarely use their whole reserve, so the plan is then made again around their
+ * real size, with the facts they had no room for as action-log lines.
  */
-import { rulesSummarizer } from './summarizers/rules.ts'
-import { truncateSummarizer } from './summarizers/truncate.ts'
+import type { FormatAdapter } from '../messages/adapter.ts'
+import type { NeutralCounter } from '../conversation/segments.ts'
+import { extractHandover } from '../facts/handover.ts'
+import { overflowAlreadyLogged, type LogLine } from './action-log.ts'
+import type { Layout } from './layout.ts'
+import type { Plan } from './plan.ts'
+import type { Planner } from './planner.ts'
+import { summarizerChain, type Pipeline, type StrategyEnv } from './strategies/index.ts'
 import { detectSummaryRound } from './summary-format.ts'
-import { NO_LLM_SUMMARIZER, SummarizerError, type FallbackRecord, type StrategyName, type Summarizer, type SummaryRequest, type SummaryResult } from './types.ts'
+import { SummarizerError, type CompactOptions, type FallbackRecord, type Summarizer, type SummaryRequest, type SummaryResult } from './types.ts'
 
-/**
- * The summarizers to try, in order: the requested ones, then rules and truncate as
- * fallbacks. Without `llm`, an `llm` step is recorded as unavailable with `llmUnavailable`.
- */
-export function summarizerChain(strategy: readonly StrategyName[], llm: Summarizer | undefined, fallbacks: FallbackRecord[], llmUnavailable = NO_LLM_SUMMARIZER): Summarizer[] {
-  const chain: Summarizer[] = []
-  const add = (s: Summarizer) => {
-    if (!chain.some((c) => c.name === s.name)) chain.push(s)
-  }
-  for (const name of strategy) {
-    if (name === 'llm') {
-      if (llm) add(llm)
-      else fallbacks.push({ strategy: 'llm', reason: `unavailable: ${llmUnavailable}` })
-    } else if (name === 'rules') add(rulesSummarizer)
-    else if (name === 'truncate') add(truncateSummarizer)
-  }
-  // Always end with the one that cannot fail.
-  add(rulesSummarizer)
-  add(truncateSummarizer)
-  return chain
+/** The latest summary of a compaction, and what the re-plans keep of it. */
+export interface SummaryState {
+  summary?: SummaryResult
+  /** The strategy that wrote it. */
+  by?: string
+  /** The tail start of the range it summarises (-1: none summarised yet). */
+  tailStart: number
+  /** Lines the log carries before the segments' own: facts the sections had no room for, then an earlier compactd round's log. */
+  carried: LogLine[]
+  /** The summary's real size (with its message overhead), once a plan was made around it. */
+  reserve?: number[]
+}
+
+export interface SummariseInput {
+  planner: Planner
+  layout: Layout
+  pipeline: Pipeline
+  options: CompactOptions
+  env: StrategyEnv
+  adapter: FormatAdapter
+  nc: NeutralCounter
+  round: number
+  /** The target the current plan was made for. */
+  target: number
+  fallbacks: FallbackRecord[]
+  signal?: AbortSignal
+}
+
+/** Summarises the range `plan` compacts into `state`; returns the plan to assemble (re-made around the summary when it can be). */
+export async function summariseRange(plan: Plan, state: SummaryState, s: SummariseInput): Promise<Plan> {
+  const { planner, layout, options } = s
+  const { segments, headEnd } = planner
+  state.tailStart = plan.tailStart
+  if (plan.maskFellShort) s.fallbacks.push({ strategy: s.pipeline.keptBy, reason: 'masking alone did not reach the budget' })
+  const inRange: number[] = []
+  for (let si = headEnd; si < plan.tailStart; si++) if (!segments[si]!.systemOnly) inRange.push(si)
+  const facts = extractHandover(
+    inRange.flatMap((si) => segments[si]!.messages),
+    { preserveErrorDetails: options.preserveErrorDetails, later: segments.slice(plan.tailStart).flatMap((seg) => seg.messages) },
+  )
+  const headInstruction = layout.events.find((e) => e.kind === 'instruction' && e.position <= (segments[headEnd - 1]?.end ?? -1))
+  const previous = [...layout.events].reverse().find((e) => e.kind === 'earlier-summary')
+  const counter = s.planner.counter
+  const outcome = await summarizeWithFallbacks(
+    summarizerChain(options.strategy, s.env, s.fallbacks),
+    {
+      // Earlier summaries reach the summarizer as facts.earlier and previousSummary, not as messages.
+      messages: inRange.filter((si) => !planner.earlier(si)).flatMap((si) => segments[si]!.messages),
+      facts,
+      ...(previous?.kind === 'earlier-summary' ? { previousSummary: { round: previous.summary.round ?? 1, text: previous.summary.text, index: planner.messages[previous.position]!.index } } : {}),
+      originalTask: headInstruction?.kind === 'instruction' ? headInstruction.text : '',
+      round: s.round,
+      budgetTokens: plan.summaryReserve - planner.summaryOverhead,
+      counter,
+      preserveErrorDetails: options.preserveErrorDetails,
+      instructions: options.instructions,
+      instructionsMode: options.instructionsMode,
+      signal: s.signal,
+    },
+    s.fallbacks,
+  )
+  state.summary = outcome?.summary
+  state.by = outcome?.by
+  planner.summaryWritten(state.summary?.text)
+  if (!state.summary) return plan
+  // Plan the log again with what the sections took, as long as the compacted range (and so
+  // the summary) stays the same. With a log, a segment of the range is either logged or
+  // kept condensed, and both say its failures; without one, the overflow is the only place
+  // they appear.
+  const logged = s.pipeline.actionLog ? inRange.flatMap((si) => planner.logLines(si).map((l) => l.text)).join('\n') : ''
+  const overflow = (state.summary.overflow ?? [])
+    .filter((l) => !overflowAlreadyLogged(l.text, logged))
+    .map((l, k) => ({ text: l.text, priority: l.priority, tokens: planner.lineTokens(l.text), key: `o:${k}` }))
+  const withOverflow = [...overflow, ...planner.previousLog]
+  const used = [s.nc.tokens([s.adapter.createTextMessage('user', state.summary.text)]) + planner.summaryOverhead]
+  const reflowed = planner.plan(s.target, used, withOverflow)
+  if (!reflowed || reflowed.tailStart !== plan.tailStart || !reflowed.summary) return plan
+  state.carried = withOverflow
+  state.reserve = used
+  return reflowed
 }
 
 export interface SummaryOutcome {
   summary: SummaryResult
-  by: Exclude<StrategyName, 'mask'>
+  by: string
 }
 
 /** The first summary of the chain that is non-empty, well-formed and within its budget. */

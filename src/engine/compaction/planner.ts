@@ -1,0 +1,217 @@
+/**
+ * The "plan" step's view of one compaction: its segments with their kept forms and
+ * action-log lines (each computed once, then cached across the re-plans), the summary's
+ * reserves, and makePlan (plan.ts) called with all of it. compact() asks it for a plan
+ * at a target; once the summary is written, for a plan around the summary's real size.
+ */
+import type { FormatAdapter } from '../messages/adapter.ts'
+import type { CanonicalMessage } from '../messages/canonical.ts'
+import { EVENT_OVERHEAD, type NeutralCounter } from '../conversation/segments.ts'
+import { IMPORTANCE } from '../facts/importance.ts'
+import { REPLY_PRIMING_TOKENS } from '../tokens/tokenizer.ts'
+import type { TokenCounter } from '../tokens/count.ts'
+import { ACTION_LOG_HEADER, previousActionLog, repeatsSummary, segmentLogLines, type LogLine } from './action-log.ts'
+import type { Layout } from './layout.ts'
+import { makePlan, type Plan } from './plan.ts'
+import { condenseForm } from './strategies/condense.ts'
+import type { Pipeline } from './strategies/index.ts'
+import { recentResultIds, type MaskOptions } from './transforms/mask.ts'
+import { CompactionError } from './verify.ts'
+import type { CompactOptions } from './types.ts'
+
+/** Fraction of the target the summary sections may take at most; the action log uses the rest. */
+const SUMMARY_SHARE = 0.15
+const SMALL_SUMMARY_SHARE = 0.1
+/** Largest share of the budget a tail may keep once it had to shrink. */
+const SHRUNK_TAIL_SHARE = 0.5
+/** A summary budget under this many tokens cannot say anything useful. */
+const MIN_SUMMARY_TOKENS = 40
+/** Tokens held back from planning for layout differences between formats. */
+const PLAN_RESERVE = 16
+
+export interface PlannerInput {
+  messages: CanonicalMessage[]
+  layout: Layout
+  pipeline: Pipeline
+  options: CompactOptions
+  adapter: FormatAdapter
+  counter: TokenCounter
+  nc: NeutralCounter
+}
+
+export class Planner {
+  readonly segments: Layout['segments']
+  readonly headEnd: number
+  /** Verbatim tokens of the head, counted as one run: Anthropic merges the head's user messages around system text into one. */
+  readonly headTokens: number
+  /** Tokens of the summary message around its text. */
+  readonly summaryOverhead: number
+  /** Section reserves at the requested target, largest first. */
+  readonly reserves: number[]
+  /** Lines of an earlier compactd round's action log, carried into this one. */
+  readonly previousLog: LogLine[]
+  private readonly keptCache = new Map<number, { messages: CanonicalMessage[]; tokens: number }>()
+  private readonly logCache = new Map<number, LogLine[]>()
+  private readonly unrepeated = new Map<number, LogLine[]>()
+  private readonly exempt: Set<string>
+  private readonly maskOptions: MaskOptions
+  // Once the sections exist, a log line that only repeats what they say (an instruction they
+  // quote, a file creation their file rows list) is left out: its room goes to what the
+  // sections could not hold.
+  private repeatsSections: ((line: LogLine) => boolean) | undefined
+
+  constructor(private readonly p: PlannerInput) {
+    const { layout, options, counter, nc, messages } = p
+    this.segments = layout.segments
+    this.headEnd = layout.headEnd
+    this.headTokens = nc.tokens(this.segments.slice(0, this.headEnd).flatMap((s) => s.messages))
+    this.summaryOverhead = Math.ceil(EVENT_OVERHEAD * counter.margin)
+    this.maskOptions = { keepToolResults: options.keepToolResults, excludeTools: options.excludeTools, clearToolInputsOver: options.clearToolInputsOver, preserveErrorDetails: options.preserveErrorDetails }
+    this.exempt = recentResultIds(messages, options.keepToolResults)
+    this.reserves = this.reservesFor(options.targetTokens)
+    const lastCompactd = [...layout.events].reverse().find((e) => e.kind === 'earlier-summary' && e.summary.source === 'compactd')
+    this.previousLog =
+      lastCompactd?.kind === 'earlier-summary'
+        ? previousActionLog(lastCompactd.summary.text).map((text, k) => ({ text, priority: IMPORTANCE.earlier - 10, tokens: this.lineTokens(text), key: `p:${k}` }))
+        : []
+  }
+
+  get messages(): readonly CanonicalMessage[] {
+    return this.p.messages
+  }
+
+  get counter(): TokenCounter {
+    return this.p.counter
+  }
+
+  lineTokens = (line: string): number => Math.ceil(this.p.counter.text(line) * this.p.counter.margin) + 1
+
+  /** A kept segment in the pipeline's form; `lastResort` condenses even the exempt results. */
+  kept = (si: number, lastResort = false): { messages: CanonicalMessage[]; tokens: number } => {
+    const key = lastResort ? -1 - si : si
+    let hit = this.keptCache.get(key)
+    if (!hit) {
+      const s = this.segments[si]!
+      const form = lastResort ? condenseForm : this.p.pipeline.kept
+      const { messages, adapter, counter } = this.p
+      const out = form ? form.shrink({ messages, from: s.start, to: s.end + 1, adapter, counter, options: this.maskOptions, exempt: lastResort ? new Set() : this.exempt }) : s.messages
+      hit = { messages: out, tokens: this.p.nc.tokens(out) }
+      this.keptCache.set(key, hit)
+    }
+    return hit
+  }
+
+  logLines = (si: number): LogLine[] => {
+    let hit = this.logCache.get(si)
+    if (!hit) this.logCache.set(si, (hit = segmentLogLines(this.segments[si]!.messages, si, { preserveErrorDetails: this.p.options.preserveErrorDetails, lineTokens: this.lineTokens })))
+    const repeats = this.repeatsSections
+    if (!repeats) return hit
+    let left = this.unrepeated.get(si)
+    if (!left) this.unrepeated.set(si, (left = hit.filter((l) => !repeats(l))))
+    return left
+  }
+
+  /** An earlier compaction summary alone in its segment: folded into the new summary, never kept beside it. */
+  earlier = (si: number): boolean => {
+    const s = this.segments[si]!
+    return s.earlierSummary && !s.toolWork && !s.instruction
+  }
+
+  /** From now on, log lines that repeat these sections are left out (none: all lines again). */
+  summaryWritten(text: string | undefined): void {
+    this.repeatsSections = text === undefined ? undefined : repeatsSummary(text)
+    this.unrepeated.clear()
+  }
+
+  /** Section reserves for a target, largest first (none when even the small one says nothing useful). */
+  reservesFor(target: number): number[] {
+    const { maxSummaryTokens } = this.p.options
+    const full = Math.min(maxSummaryTokens, Math.floor(target * SUMMARY_SHARE))
+    const small = Math.min(full, Math.floor(target * SMALL_SUMMARY_SHARE))
+    return [full, small].filter((b, k, all) => b >= MIN_SUMMARY_TOKENS && all.indexOf(b) === k).map((b) => b + this.summaryOverhead)
+  }
+
+  plan(target: number, summaryReserves: readonly number[], carried: readonly LogLine[] = this.previousLog): Plan | null {
+    const { pipeline, layout } = this.p
+    return makePlan({
+      segmentCount: this.segments.length,
+      headEnd: this.headEnd,
+      initialTailStart: layout.tailStart,
+      // A small reserve absorbs what the caller's layout counts beyond the neutral count
+      // (extra system messages, pretty-printed arguments) without a format-specific re-plan.
+      target: target - REPLY_PRIMING_TOKENS - PLAN_RESERVE - Math.ceil(target * 0.005),
+      headTokens: this.headTokens,
+      summaryReserves,
+      wantsSummary: pipeline.wantsSummary,
+      keepsSegments: pipeline.kept !== undefined,
+      useLog: pipeline.actionLog,
+      logHeaderTokens: this.lineTokens(ACTION_LOG_HEADER) + 2,
+      shrunkTailShare: SHRUNK_TAIL_SHARE,
+      verbatimTokens: (si) => this.segments[si]!.tokens,
+      keptTokens: (si, lastResort) => this.kept(si, lastResort).tokens,
+      pinned: (si) => this.segments[si]!.systemOnly,
+      earlier: this.earlier,
+      logLines: this.logLines,
+      previousLog: carried,
+      lowValueBelow: IMPORTANCE.test,
+    })
+  }
+
+  /** The error when no plan fits the requested target, with the smallest target that has one. */
+  unreachable(tokensBefore: number): CompactionError {
+    const { options } = this.p
+    const { segments, headEnd } = this
+    // Unforced, a target the conversation already fits returns it unchanged: the true
+    // minimum is never more than its own size.
+    const minimum = smallestTarget((t) => this.plan(t, this.reservesFor(t)) !== null, options.targetTokens, options.force ? undefined : tokensBefore)
+    const target = options.targetTokens
+    const message =
+      minimum === undefined
+        ? `cannot fit ${target} tokens: nothing in the conversation can be compacted (the system prompt and the first task message are kept verbatim, and they are all of it)`
+        : !options.force && minimum >= tokensBefore
+          ? `cannot fit ${target} tokens: the conversation needs at least ${minimum}, its own size: no compaction of it is smaller (the system prompt and the first task message are kept verbatim${headEnd >= segments.length ? ', and they are all of it' : ', and a summary with the last turn would be larger than what it replaces'})`
+          : `cannot fit ${target} tokens: the system prompt, the first task message, a summary and the last turn need at least ${minimum}, even with everything else summarised and the last turn condensed`
+    const summaryBudget = Math.min(options.maxSummaryTokens, Math.floor(target * SUMMARY_SHARE))
+    const smallSummaryBudget = Math.min(summaryBudget, Math.floor(target * SMALL_SUMMARY_SHARE))
+    return new CompactionError('budget_unreachable', message, {
+      targetTokens: target,
+      tokensBefore,
+      ...(minimum !== undefined ? { minimumTokens: minimum } : {}),
+      headTokens: this.headTokens,
+      summaryTokens: smallSummaryBudget + this.summaryOverhead,
+      lastTurnTokens: segments[segments.length - 1]!.tokens,
+    })
+  }
+}
+
+/**
+ * The smallest target a plan exists for (plans only: no summary is made), above `refused`
+ * (known infeasible). `fitsAt`: a target from which the request succeeds anyway (the
+ * conversation's own size, when it is returned unchanged): the search is a bisection
+ * below it. Without one, doubling first, then bisection; undefined when no target up to
+ * 2^40 times the refused one has a plan (nothing can be compacted). The doubling's last
+ * bound was returned unchecked before: 64 × 2^40 = 70368744177664 tokens "needed" for
+ * a conversation that is all head (system prompt and first task).
+ */
+export function smallestTarget(feasible: (target: number) => boolean, refused: number, fitsAt?: number): number | undefined {
+  let lo = refused
+  let hi: number
+  if (fitsAt !== undefined && fitsAt > refused) hi = fitsAt
+  else {
+    hi = Math.max(refused * 2, 64)
+    let found = feasible(hi)
+    for (let k = 0; k < 40 && !found; k++) {
+      lo = hi
+      hi *= 2
+      found = feasible(hi)
+    }
+    if (!found) return undefined
+  }
+  const ok = (t: number) => (fitsAt !== undefined && t >= fitsAt) || feasible(t)
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2)
+    if (ok(mid)) hi = mid
+    else lo = mid
+  }
+  return hi
+}
