@@ -72,7 +72,7 @@ export class Planner {
     const lastCompactd = [...layout.events].reverse().find((e) => e.kind === 'earlier-summary' && e.summary.source === 'compactd')
     this.previousLog =
       lastCompactd?.kind === 'earlier-summary'
-        ? previousActionLog(lastCompactd.summary.text).map((text, k) => ({ text, priority: IMPORTANCE.earlier - 10, tokens: this.lineTokens(text), key: `p:${k}` }))
+        ? previousActionLog(lastCompactd.summary.text).map((text, k) => ({ text, priority: IMPORTANCE.earlierActionLog, tokens: this.lineTokens(text), key: `p:${k}` }))
         : []
   }
 
