@@ -3,8 +3,8 @@
  * /sessions/:id/summary), apart from routes/sessions.ts so each file stays one reading.
  */
 import { z } from 'zod'
-import { SUMMARY_UNAVAILABLE } from '../src/sessions/service.ts'
-import { storable } from './schemas.ts'
+import { SUMMARY_UNAVAILABLE } from '../src/use-cases/sessions/index.ts'
+import { storable } from '../src/use-cases/shapes/common.ts'
 
 export const updateStateSchema = z
   .object({ status: z.enum(['pending', 'running', 'failed']).describe('pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.') })

@@ -6,10 +6,8 @@ import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ApiError, errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
-import { BATCH_SIZE, DEFAULT_SUMMARY_BUDGET, DEFAULT_WINDOW_MESSAGES, DEFAULT_WINDOW_TOKENS } from '../src/sessions/repository.ts'
-import { SUMMARY_UNAVAILABLE } from '../src/sessions/service.ts'
-import { sessionIdSchema } from './compact.ts'
-import { formatField, messagesField, modelField, storable } from './schemas.ts'
+import { BATCH_SIZE, DEFAULT_SUMMARY_BUDGET, DEFAULT_WINDOW_MESSAGES, DEFAULT_WINDOW_TOKENS, SUMMARY_UNAVAILABLE } from '../src/use-cases/sessions/index.ts'
+import { formatField, messagesField, modelField, sessionIdSchema, storable } from '../src/use-cases/shapes/common.ts'
 import { putSummaryBody, putSummaryResponse, refreshResponse, summarySchema, updateStateSchema } from './session-summary-schemas.ts'
 
 const params = z.object({ id: sessionIdSchema.describe('The session id, chosen by the caller (1-200 characters from A-Z a-z 0-9 . _ : -).') })
@@ -268,7 +266,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
       response: { 200: sessionSchema, 201: sessionSchema, 409: errorResponseSchema, ...errors },
     },
     handler: async (req, reply) => {
-      const { created, session } = await app.sessions.putSession(req.tenant.tenantId, req.params.id, req.body)
+      const { created, session } = await app.useCases.sessions.putSession(req.tenant.tenantId, req.params.id, req.body)
       return reply.code(created ? 201 : 200).send(session)
     },
   })
@@ -276,7 +274,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
   r.get('/sessions/:id', {
     schema: { tags: ['sessions'], summary: "A session's settings and counters", params, response: { 200: sessionSchema, ...errors } },
     handler: async (req) => {
-      const session = await app.sessions.getSession(req.tenant.tenantId, req.params.id)
+      const session = await app.useCases.sessions.getSession(req.tenant.tenantId, req.params.id)
       if (!session) throw notFound(req.params.id)
       return session
     },
@@ -290,7 +288,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
       response: { 204: z.null().describe('Deleted.'), ...errors },
     },
     handler: async (req, reply) => {
-      if (!(await app.sessions.deleteSession(req.tenant.tenantId, req.params.id))) throw notFound(req.params.id)
+      if (!(await app.useCases.sessions.deleteSession(req.tenant.tenantId, req.params.id))) throw notFound(req.params.id)
       return reply.code(204).send(null)
     },
   })
@@ -315,7 +313,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
     },
     handler: async (req, reply) => {
       const key = req.headers['idempotency-key']
-      const { result, replayed } = await app.sessions.appendMessages(req.tenant.tenantId, req.params.id, req.body, key)
+      const { result, replayed } = await app.useCases.sessions.appendMessages(req.tenant.tenantId, req.params.id, req.body, key)
       if (replayed) reply.header('idempotent-replayed', 'true')
       return result
     },
@@ -330,7 +328,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
       response: { ...errors, 200: summarySchema, 503: summarySchema },
     },
     handler: async (req, reply) => {
-      const { status, view } = await app.sessions.getSummary(req.tenant.tenantId, req.params.id)
+      const { status, view } = await app.useCases.sessions.getSummary(req.tenant.tenantId, req.params.id)
       return reply.code(status).send(view)
     },
   })
@@ -343,7 +341,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
       body: putSummaryBody,
       response: { 200: putSummaryResponse, 409: errorResponseSchema, 422: errorResponseSchema, ...errors },
     },
-    handler: async (req) => app.sessions.putSummary(req.tenant.tenantId, req.params.id, req.body),
+    handler: async (req) => app.useCases.sessions.putSummary(req.tenant.tenantId, req.params.id, req.body),
   })
 
   r.post('/sessions/:id/summary/refresh', {
@@ -354,7 +352,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
       response: { 202: refreshResponse, ...errors },
     },
     handler: async (req, reply) => {
-      const res = await app.sessions.refresh(req.tenant.tenantId, req.params.id)
+      const res = await app.useCases.sessions.refresh(req.tenant.tenantId, req.params.id)
       return reply.code(202).send({ sessionId: req.params.id, queued: res.queued, priority: 'high' as const, evictedAwaitingSummary: res.evictedAwaitingSummary })
     },
   })
@@ -367,7 +365,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
       querystring: contextQuery,
       response: { 200: contextResponse, 422: errorResponseSchema, ...errors },
     },
-    handler: async (req) => app.sessions.context(req.tenant.tenantId, req.params.id, req.query),
+    handler: async (req) => app.useCases.sessions.context(req.tenant.tenantId, req.params.id, req.query),
   })
 
   r.get('/sessions/:id/continuation', {
@@ -377,6 +375,6 @@ export default async function sessionRoutes(app: FastifyInstance) {
       params,
       response: { 200: continuationResponse, ...errors },
     },
-    handler: async (req) => app.sessions.continuation(req.tenant.tenantId, req.params.id),
+    handler: async (req) => app.useCases.sessions.continuation(req.tenant.tenantId, req.params.id),
   })
 }

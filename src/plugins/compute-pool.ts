@@ -38,17 +38,18 @@ import type { Registry } from 'prom-client'
 import type { Config } from '../config.ts'
 import { containsLongRun } from '../engine/tokens/tokenizer.ts'
 import { ApiError } from '../errors.ts'
-import { fromWire, runInline, WARM_UP, type ComputeRunner, type RunOptions, type TaskName, type TaskInput, type TaskOutcome, type TaskOutput } from '../services/compute-tasks.ts'
-import { bridgedSummarizer, serveSummarizer } from '../services/summarizer-bridge.ts'
+import { runInline, WARM_UP, type ComputeRunner, type RunOptions, type TaskName, type TaskInput, type TaskOutput } from '../use-cases/compute.ts'
 import { createPoolMetrics, HEAP_BYTES_PER_BODY_BYTE, worstCaseQueuedHeapBytes } from './compute-metrics.ts'
 import { ActivityClock, TaskCostModel } from './compute-budget.ts'
 import { BACKGROUND_TENANT, FairQueue } from './compute-queue.ts'
 import type { TokenCache } from './token-cache-store.ts'
 import { computeWorkerEntry } from './compute-worker-file.ts'
+import { fromWire, type TaskOutcome } from './compute-wire.ts'
+import { bridgedSummarizer, serveSummarizer } from './summarizer-bridge.ts'
 
 export { HEAP_BYTES_PER_BODY_BYTE, worstCaseQueuedHeapBytes } from './compute-metrics.ts'
 export { clientGoneSignal, contentLength } from './compute-request.ts'
-export { WARM_UP } from '../services/compute-tasks.ts'
+export { WARM_UP } from '../use-cases/compute.ts'
 
 export interface ComputePoolOptions {
   config: Config
