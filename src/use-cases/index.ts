@@ -23,6 +23,7 @@ import { makeCompact } from './compact/compact.ts'
 import type { UseCaseDeps } from './deps.ts'
 import { makeEstimate } from './estimate/estimate.ts'
 import { makeImport } from './import/import.ts'
+import { makeReadiness } from './readiness.ts'
 import { makeSessions, type SessionsDeps } from './sessions/index.ts'
 
 export type { Caller, UseCaseDeps } from './deps.ts'
@@ -35,6 +36,7 @@ export function makeUseCases(deps: UseCaseDeps & Pick<SessionsDeps, 'cache' | 's
     checkpoints: makeCheckpoints(deps),
     browse: makeBrowse(deps),
     sessions: makeSessions(deps),
+    readiness: makeReadiness(deps),
   }
 }
 
