@@ -7,7 +7,8 @@
  * the session row's lock (appends and updates of one session serialise on it).
  */
 import { createHash } from 'node:crypto'
-import { parseConversation, type CanonicalMessage, type MessageFormat } from '../../engine/messages/index.ts'
+import type { z } from 'zod'
+import { parseConversation, type CanonicalMessage } from '../../engine/messages/index.ts'
 import { planWindowEviction, sessionExchanges } from '../../engine/sessions/index.ts'
 import { messageTokens, type TokenCounter } from '../../engine/tokens/count.ts'
 import { ApiError } from '../../errors.ts'
@@ -30,32 +31,17 @@ import {
   type StoredMessage,
 } from '../../sessions/repository.ts'
 import type { UseCaseDeps } from '../deps.ts'
+import type { appendBody, appendResponse } from '../shapes/sessions.ts'
 import { defaultCounter, modelFor } from '../model-budget.ts'
 import { appendCountsBytes } from './append-counts.ts'
 
 /** Above this many evicted messages awaiting summary, a batch is assumed without counting. */
 const COUNT_EXCHANGES_UP_TO = 2_000
 
-export interface AppendInput {
-  messages: unknown[]
-  format?: MessageFormat
-  system?: unknown
-}
+/** POST /sessions/:id/messages' body and answer (src/use-cases/shapes/sessions.ts). */
+export type AppendInput = z.infer<typeof appendBody>
 
-export interface AppendResult {
-  sessionId: string
-  appended: number
-  /** seq of the first and last appended message (null when nothing was appended). */
-  firstSeq: number | null
-  lastSeq: number | null
-  messageCount: number
-  windowMessages: number
-  windowTokens: number
-  evicted: number
-  evictedAwaitingSummary: number
-  evictedExchangesAwaitingSummary: number
-  updateQueued: boolean
-}
+export type AppendResult = z.infer<typeof appendResponse>
 
 export type AppendDeps = Pick<UseCaseDeps, 'db' | 'config' | 'compute' | 'metrics' | 'tokenCache'>
 

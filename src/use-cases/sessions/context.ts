@@ -3,40 +3,24 @@
  * messages not yet folded into it, then the window, trimmed to a budget) and GET
  * /continuation (seed 003's fields and prompt block, read from the summary).
  */
+import type { z } from 'zod'
 import { CompactionError } from '../../engine/compaction/compact.ts'
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type StrategyName } from '../../engine/compaction/types.ts'
 import { CREATED_INDEX, isSystemLike, parseConversation, type CanonicalMessage, type MessageFormat } from '../../engine/messages/index.ts'
-import { continuationOf, parseSummary, renderContinuationPrompt, type Continuation } from '../../engine/sessions/index.ts'
+import { continuationOf, parseSummary, renderContinuationPrompt } from '../../engine/sessions/index.ts'
 import { ApiError } from '../../errors.ts'
 import { getSession as readSession, latestSummary, messagesWithStatus, toCanonical } from '../../sessions/repository.ts'
 import type { UseCaseDeps } from '../deps.ts'
+import type { contextQuery, contextResponse, continuationResponse } from '../shapes/sessions.ts'
 import { modelFor, thresholdOrRefuse } from '../model-budget.ts'
 import { contextCompactionBytes } from './context-compaction.ts'
 import { displayText, type SummaryView } from './summary-cache.ts'
 import { notFound, SUMMARY_UNAVAILABLE } from './summary.ts'
 
-export interface ContextResult {
-  sessionId: string
-  format: MessageFormat
-  model: string
-  budget: number
-  tokens: number
-  compacted: boolean
-  strategy: string
-  summaryVersion: number
-  stale: boolean
-  messages: unknown[]
-  system?: unknown
-}
+/** GET /context's and GET /continuation's answers (src/use-cases/shapes/sessions.ts). */
+export type ContextResult = z.infer<typeof contextResponse>
 
-export interface ContinuationResult extends Continuation {
-  sessionId: string
-  version: number
-  updatedAt: string | null
-  stale: boolean
-  degraded: boolean
-  prompt: string
-}
+export type ContinuationResult = z.infer<typeof continuationResponse>
 
 export type SessionContextDeps = Pick<UseCaseDeps, 'db' | 'config' | 'compute' | 'metrics'> & {
   /** The summary as GET /summary reads it (the continuation is read from it, with its fallback). */
@@ -58,7 +42,7 @@ export function makeSessionContext(deps: SessionContextDeps) {
    * it (so nothing is lost while an update is pending), then the window; trimmed by the
    * compaction engine (offline strategies) to the budget; in the requested format.
    */
-  async function context(tenantId: string, sessionId: string, q: { budget?: number; format?: MessageFormat; model?: string }): Promise<ContextResult> {
+  async function context(tenantId: string, sessionId: string, q: z.infer<typeof contextQuery>): Promise<ContextResult> {
     // One snapshot: messages folded by an update that commits meanwhile are in exactly one of summary and messages.
     const snap = await db
       .transaction()

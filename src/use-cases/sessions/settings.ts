@@ -3,7 +3,8 @@
  * is given, GET reads them with the session's counters, DELETE removes the session and
  * everything it holds.
  */
-import { parseConversation, type MessageFormat } from '../../engine/messages/index.ts'
+import type { z } from 'zod'
+import { parseConversation } from '../../engine/messages/index.ts'
 import { ApiError } from '../../errors.ts'
 import {
   createSessionIfMissing,
@@ -15,32 +16,17 @@ import {
   messageCounters,
   readSummaryState,
   saveSettings,
-  type MessageCounters,
   type SessionSettings,
 } from '../../sessions/repository.ts'
 import type { UseCaseDeps } from '../deps.ts'
+import type { putSessionBody, sessionSchema } from '../shapes/sessions.ts'
 import { updateState, type SummaryCache } from './summary-cache.ts'
 
-export interface SettingsInput {
-  format?: MessageFormat
-  model?: string
-  system?: string | unknown[] | null
-  windowMessages?: number
-  windowTokens?: number
-  summaryBudget?: number
-  batchSize?: number
-  mode?: 'rules' | 'llm'
-  summarizer?: { provider: 'openai' | 'anthropic'; model?: string } | null
-}
+/** PUT /sessions/:id's body (src/use-cases/shapes/sessions.ts). */
+export type SettingsInput = z.infer<typeof putSessionBody>
 
-export interface SessionView extends MessageCounters {
-  id: string
-  settings: SessionSettings
-  summary: { version: number; tokens: number; updatedAt: string; source: string } | null
-  update: { status: 'pending' | 'running' | 'failed' } | null
-  createdAt: string
-  updatedAt: string
-}
+/** A session as GET /sessions/:id answers it. */
+export type SessionView = z.infer<typeof sessionSchema>
 
 export type SessionSettingsDeps = Pick<UseCaseDeps, 'db' | 'summarizers'> & { cache: SummaryCache }
 

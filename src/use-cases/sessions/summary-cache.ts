@@ -2,27 +2,12 @@
  * The last summary seen per session, in this process (an LRU): what GET /summary serves,
  * marked stale, when the database is unreachable, if the database confirmed it recently.
  */
+import type { z } from 'zod'
 import type { SummaryState } from '../../sessions/repository.ts'
+import type { summarySchema } from '../shapes/session-summary.ts'
 
-export interface SummaryView {
-  sessionId: string
-  /** 0 while no summary exists. */
-  version: number
-  /** The stored document, item comments included (what PUT /summary takes back). */
-  content: string
-  /** The same without the machine comments: what to show or send to a model. */
-  text: string
-  tokens: number
-  budget: number
-  updatedAt: string | null
-  source: 'background' | 'manual' | null
-  /** Evicted messages not yet folded in (or served from this process's memory). */
-  stale: boolean
-  evictedAwaitingSummary: number
-  update: { status: 'pending' | 'running' | 'failed' } | null
-  /** True when the database could not be read and this is the last summary this process saw. */
-  degraded: boolean
-}
+/** The summary as GET /summary answers it (src/use-cases/shapes/session-summary.ts). */
+export type SummaryView = z.infer<typeof summarySchema>
 
 export class SummaryCache {
   private readonly map = new Map<string, SummaryView>()

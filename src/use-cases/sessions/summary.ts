@@ -22,10 +22,11 @@ import {
 } from '../../sessions/repository.ts'
 import type { UseCaseDeps } from '../deps.ts'
 import { defaultCounter, modelFor } from '../model-budget.ts'
+import { SUMMARY_UNAVAILABLE } from '../shapes/session-summary.ts'
 import { toView, type SummaryCache, type SummaryView } from './summary-cache.ts'
 
-/** Seed 000's fallback when neither the database nor this process has a summary. */
-export const SUMMARY_UNAVAILABLE = '[Summary temporarily unavailable]'
+export { SUMMARY_UNAVAILABLE }
+
 /** A summary read slower than this is treated as a database outage (served from the LRU). */
 export const SUMMARY_READ_TIMEOUT_MS = 2_000
 
