@@ -24,7 +24,7 @@
  * A crash anywhere rolls the transaction back: nothing is folded twice or lost, and the
  * entry is claimed again when its lease expires.
  *
- * Invariant (with the append, src/sessions/service.ts): every session whose evicted,
+ * Invariant (with the append, ./append.ts): every session whose evicted,
  * unsummarised messages make at least batchSize exchanges has a queue entry. Appends
  * evict and enqueue in one transaction; an update folds and finishes in one; both hold
  * the session row's lock, and each decides on reads made after taking it (a statement

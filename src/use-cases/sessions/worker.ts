@@ -7,11 +7,8 @@
  * updates at once, timers unref'd; never awaited by a request. `stop()` stops polling
  * and waits for the running updates (the app's onClose).
  *
- * Invariant (with the append, ./append.ts): every session whose evicted, unsummarised
- * messages make at least batchSize exchanges has a queue entry. Appends evict and enqueue
- * in one transaction; an update (./summary-update.ts) folds and finishes in one; both
- * hold the session row's lock, and each decides on reads made after taking it (a
- * statement that waited for the lock sees other tables as of before the wait: issue 10).
+ * One update (what it reads, computes and commits, and the invariant it keeps with the
+ * append) is ./summary-update.ts.
  */
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
