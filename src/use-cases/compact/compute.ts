@@ -5,6 +5,7 @@
  * summarizer when `llm` is asked for, and write the result back in the caller's format.
  * The use case around it (storage, the pool) is ./compact.ts.
  */
+import type { z } from 'zod'
 import type { CheckpointData } from '../../checkpoints/repository.ts'
 import type { Config } from '../../config.ts'
 import { compact, CompactionError } from '../../engine/compaction/compact.ts'
@@ -15,7 +16,6 @@ import { parseConversation, serializeConversation } from '../../engine/messages/
 import { ApiError } from '../../errors.ts'
 import type { SummarizerRegistry } from '../../providers/summarizer-clients.ts'
 import { summarizerUnavailable } from '../../providers/summarizer-model.ts'
-import type { z } from 'zod'
 import { defaultCounter, modelFor, refuseSettingsWithoutRoom, thresholdOrRefuse } from '../model-budget.ts'
 import type { compactBody, compactResponse } from '../shapes/compact.ts'
 
