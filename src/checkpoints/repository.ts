@@ -8,58 +8,19 @@
  * gap-free numbers, and other sessions are not blocked (PostgreSQL and PGlite both have
  * advisory locks; PGlite's single connection serialises anyway).
  *
- * Folding. At most `maxCheckpoints` rows are kept per session. When an insert makes it
- * more, the oldest rows are folded into ONE "summary of summaries" in the same
- * transaction: the fold keeps the number (and id) of the newest row it replaces, so
- * numbering stays monotonic and the newest checkpoint always keeps its number. Its
- * summary is deterministic (no LLM): the newest folded summary's sections, with the older
- * ones' Completed Work rows, Key Technical Decisions and Errors bullets appended (deduped,
- * capped); key facts are merged (union of arrays); token totals and costs are summed, so
- * session statistics do not change when rows are folded. `folded_from` lists every
- * original checkpoint number the row stands for, its own included (e.g. [1, 2, 3] on
- * checkpoint 3).
- *
- * NUL. The summary and key facts quote the caller's messages, which may hold U+0000:
- * toColumns() escapes it and fromRow() restores it (src/db/nul.ts), the only two places
- * rows are written and read, so folds (read, merge, write) stay consistent.
+ * Folding. At most `maxCheckpoints` rows are kept per session: an insert that makes it
+ * more folds the oldest rows into one, in the same transaction (fold.ts says how).
+ * A row's columns and NUL escaping: rows.ts.
  */
 import { randomUUID } from 'node:crypto'
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely'
-import { decodeJson, decodeText, encodeJson, encodeNullableText, encodeText } from '../db/nul.ts'
-import type { CheckpointSummariesTable, Database } from '../db/schema.ts'
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Database } from '../db/schema.ts'
 import { ApiError } from '../errors.ts'
-import { normaliseTitle, SUMMARY_HEADER_RE } from '../engine/compaction/summary-format.ts'
+import { foldCheckpoints } from './fold.ts'
+import { fromRow, toColumns, type Checkpoint, type CheckpointData, type Db } from './rows.ts'
 
-/** What a compaction records. */
-export interface CheckpointData {
-  fromMessageIndex: number | null
-  toMessageIndex: number | null
-  messagesCompressed: number | null
-  /** The summary text ('' when the compaction only masked and wrote no summary). */
-  summaryContent: string
-  keyFacts: Record<string, unknown> | null
-  originalTokens: number | null
-  compressedTokens: number | null
-  compressionRatio: number | null
-  summaryCostUsd: number | null
-  strategy: string | null
-  /** Round of the summary; null when no summary was written. */
-  round: number | null
-  /** The budget it compacted to, the model it counted for, its duration and the summary's tokens (absent on older rows). */
-  targetTokens?: number | null
-  model?: string | null
-  durationMs?: number | null
-  summaryTokens?: number | null
-}
-
-export interface Checkpoint extends CheckpointData {
-  id: string
-  sessionId: string
-  checkpointNum: number
-  /** Original checkpoint numbers this one stands for, when it is a fold; else null. */
-  foldedFrom: number[] | null
-  createdAt: Date
-}
+export { foldCheckpoints, foldSummaries, mergeKeyFacts } from './fold.ts'
+export type { Checkpoint, CheckpointData } from './rows.ts'
 
 export interface InsertResult {
   checkpoint: Checkpoint
@@ -76,17 +37,10 @@ export interface SessionStats {
   totalCompressedTokens: number
 }
 
-type Row = Selectable<CheckpointSummariesTable>
-type Db = Kysely<Database> | Transaction<Database>
-
 /** Advisory lock class of checkpoint numbering (the two-key form keeps it apart from other users). */
 const LOCK_CLASS = sql<number>`hashtext('compactd.checkpoint_summaries')`
 /** Held, with hashtext(tenant_id || ':' || session_id), while a session's checkpoints change (src/tenancy/open-data.ts takes it too). */
 export const CHECKPOINT_LOCK_CLASS = LOCK_CLASS
-/** Caps of the folded summary's merged lists. */
-const FOLD_MAX_TABLE_ROWS = 40
-const FOLD_MAX_BULLETS = 20
-const FOLD_MAX_FACTS = 50
 
 // ---------------------------------------------------------------------------
 // Writes
@@ -166,236 +120,6 @@ async function foldExcess(trx: Transaction<Database>, tenantId: string, sessionI
     )
     .execute()
   return { into: newest.checkpointNum, from: merged.foldedFrom }
-}
-
-function toColumns(d: CheckpointData) {
-  return {
-    from_message_index: d.fromMessageIndex,
-    to_message_index: d.toMessageIndex,
-    messages_compressed: d.messagesCompressed,
-    summary_content: encodeText(d.summaryContent),
-    key_facts: d.keyFacts === null ? null : encodeJson(d.keyFacts),
-    original_tokens: d.originalTokens,
-    compressed_tokens: d.compressedTokens,
-    compression_ratio: d.compressionRatio,
-    summary_cost_usd: d.summaryCostUsd,
-    strategy: encodeNullableText(d.strategy),
-    round: d.round,
-    target_tokens: d.targetTokens ?? null,
-    model: encodeNullableText(d.model ?? null),
-    duration_ms: d.durationMs ?? null,
-    summary_tokens: d.summaryTokens ?? null,
-  }
-}
-
-function fromRow(r: Row): Checkpoint {
-  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v))
-  return {
-    id: r.id,
-    sessionId: r.session_id,
-    checkpointNum: Number(r.checkpoint_num),
-    fromMessageIndex: num(r.from_message_index),
-    toMessageIndex: num(r.to_message_index),
-    messagesCompressed: num(r.messages_compressed),
-    summaryContent: decodeText(r.summary_content),
-    keyFacts: orderKeys(decodeJson(parseJson(r.key_facts)) as Record<string, unknown> | null),
-    originalTokens: num(r.original_tokens),
-    compressedTokens: num(r.compressed_tokens),
-    compressionRatio: num(r.compression_ratio),
-    summaryCostUsd: num(r.summary_cost_usd),
-    strategy: r.strategy === null ? null : decodeText(r.strategy),
-    round: num(r.round),
-    targetTokens: num(r.target_tokens),
-    model: r.model === null || r.model === undefined ? null : decodeText(r.model),
-    durationMs: num(r.duration_ms),
-    summaryTokens: num(r.summary_tokens),
-    foldedFrom: (parseJson(r.folded_from) as number[] | null) ?? null,
-    createdAt: r.created_at instanceof Date ? r.created_at : new Date(r.created_at as unknown as string),
-  }
-}
-
-/** KeyFacts' field order (jsonb stores keys sorted by length). */
-const KEY_FACTS_ORDER = ['currentTask', 'completedSteps', 'pendingSteps', 'keyDecisions', 'relevantFiles', 'errors', 'userRequests']
-
-function orderKeys(facts: Record<string, unknown> | null): Record<string, unknown> | null {
-  if (!facts || typeof facts !== 'object' || Array.isArray(facts)) return facts
-  const out: Record<string, unknown> = {}
-  for (const k of KEY_FACTS_ORDER) if (k in facts) out[k] = facts[k]
-  for (const [k, v] of Object.entries(facts)) if (!(k in out)) out[k] = v
-  return out
-}
-
-/** jsonb arrives parsed from pg; be tolerant of a driver that hands back text. */
-function parseJson(v: unknown): unknown {
-  if (typeof v !== 'string') return v ?? null
-  try {
-    return JSON.parse(v)
-  } catch {
-    return null
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Folding (pure)
-// ---------------------------------------------------------------------------
-
-/** Merges checkpoints, oldest first, into one: see the module comment. */
-export function foldCheckpoints(rows: readonly Checkpoint[]): { data: CheckpointData; foldedFrom: number[] } {
-  if (rows.length === 0) throw new Error('foldCheckpoints: nothing to fold')
-  const sorted = [...rows].sort((a, b) => a.checkpointNum - b.checkpointNum)
-  const newest = sorted.at(-1)!
-  const sum = (pick: (c: Checkpoint) => number | null) => (sorted.some((c) => pick(c) !== null) ? sorted.reduce((a, c) => a + (pick(c) ?? 0), 0) : null)
-  const originalTokens = sum((c) => c.originalTokens)
-  const compressedTokens = sum((c) => c.compressedTokens)
-  const cost = sum((c) => c.summaryCostUsd)
-  const froms = sorted.map((c) => c.fromMessageIndex).filter((v): v is number => v !== null)
-  const rounds = sorted.map((c) => c.round).filter((v): v is number => v !== null)
-  const foldedFrom = [...new Set(sorted.flatMap((c) => c.foldedFrom ?? [c.checkpointNum]))].sort((a, b) => a - b)
-  return {
-    foldedFrom,
-    data: {
-      fromMessageIndex: froms.length ? Math.min(...froms) : null,
-      toMessageIndex: newest.toMessageIndex,
-      messagesCompressed: sum((c) => c.messagesCompressed),
-      summaryContent: foldSummaries(
-        sorted.map((c) => c.summaryContent),
-        foldedFrom,
-      ),
-      keyFacts: mergeKeyFacts(sorted.map((c) => c.keyFacts)),
-      originalTokens,
-      compressedTokens,
-      compressionRatio: originalTokens !== null && compressedTokens ? Math.round((originalTokens / compressedTokens) * 100) / 100 : newest.compressionRatio,
-      summaryCostUsd: cost === null ? null : Math.round(cost * 1e9) / 1e9,
-      strategy: newest.strategy,
-      round: rounds.length ? Math.max(...rounds) : null,
-      targetTokens: newest.targetTokens ?? null,
-      model: newest.model ?? null,
-      durationMs: sum((c) => c.durationMs ?? null),
-      summaryTokens: null, // the folded summary is a new text, not counted here
-    },
-  }
-}
-
-interface SummaryParts {
-  header: string | undefined
-  /** Text between the header and the first section. */
-  preamble: string[]
-  sections: { heading: string; title: string; lines: string[] }[]
-}
-
-const SECTION_HEADING_RE = /^\s*#{2,6}\s+(.+?)\s*#*\s*$/
-
-function splitSummary(text: string): SummaryParts {
-  const lines = text.split(/\r?\n/)
-  const out: SummaryParts = { header: undefined, preamble: [], sections: [] }
-  let k = 0
-  if (lines.length && SUMMARY_HEADER_RE.test(`${lines[0]}\n`)) out.header = lines[k++]
-  for (; k < lines.length; k++) {
-    const line = lines[k]!
-    const m = SECTION_HEADING_RE.exec(line)
-    if (m) out.sections.push({ heading: line, title: normaliseTitle(m[1]!), lines: [] })
-    else if (out.sections.length) out.sections.at(-1)!.lines.push(line)
-    else out.preamble.push(line)
-  }
-  return out
-}
-
-const isTableRow = (l: string) => /^\s*\|/.test(l) && !/^\s*\|\s*(file\s*\||:?-{2,})/i.test(l)
-const isBullet = (l: string) => /^\s*([-*+]|\d+[.)])\s+\S/.test(l)
-const itemKey = (l: string) =>
-  l
-    .replace(/^\s*([-*+]|\d+[.)])\s+/, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase()
-
-/** The sections whose items of older summaries are carried into the fold, and how to find them. */
-const CARRIED: { title: string; heading: string; isItem: (l: string) => boolean; cap: number }[] = [
-  { title: 'completed work', heading: '### Completed Work\n| File | Action | Description |\n|---|---|---|', isItem: isTableRow, cap: FOLD_MAX_TABLE_ROWS },
-  { title: 'key technical decisions', heading: '### Key Technical Decisions', isItem: isBullet, cap: FOLD_MAX_BULLETS },
-  { title: 'errors & resolutions', heading: '### Errors & Resolutions', isItem: isBullet, cap: FOLD_MAX_BULLETS },
-]
-
-/**
- * Summary of summaries, deterministic: the newest non-empty summary as the base, plus
- * the older summaries' Completed Work rows and Decisions / Errors bullets it lacks,
- * newest first, capped per section.
- */
-export function foldSummaries(summaries: readonly string[], foldedFrom: readonly number[]): string {
-  const texts = summaries.filter((s) => s.trim() !== '')
-  if (texts.length === 0) return ''
-  const base = splitSummary(texts.at(-1)!)
-  const older = texts.slice(0, -1).reverse().map(splitSummary)
-  for (const carried of CARRIED) {
-    let section = base.sections.find((s) => s.title === carried.title)
-    const present = new Set((section?.lines ?? []).filter(carried.isItem).map(itemKey))
-    let room = carried.cap - present.size
-    const additions: string[] = []
-    for (const o of older) {
-      const src = o.sections.find((s) => s.title === carried.title)
-      for (const line of src?.lines ?? []) {
-        if (room <= 0) break
-        if (!carried.isItem(line) || present.has(itemKey(line))) continue
-        present.add(itemKey(line))
-        additions.push(line.trimEnd())
-        room--
-      }
-    }
-    if (additions.length === 0) continue
-    if (!section) {
-      const [heading, ...rest] = carried.heading.split('\n')
-      section = { heading: heading!, title: carried.title, lines: rest }
-      base.sections.push(section)
-    }
-    const isTable = carried.title === 'completed work'
-    const tableLine = (l: string) => /^\s*\|/.test(l)
-    if (isTable && !section.lines.some(tableLine)) {
-      // The base wrote this section without a table (e.g. a model's bullets): add one after it.
-      const [, ...header] = carried.heading.split('\n')
-      section.lines.splice(lastNonBlank(section.lines) + 1, 0, ...(lastNonBlank(section.lines) >= 0 ? [''] : []), ...header, ...additions)
-      continue
-    }
-    // After the section's last item (table rows: after the table); a lone "None." goes.
-    let at = findLastIndex(section.lines, (l) => carried.isItem(l) || (isTable && tableLine(l))) + 1
-    if (at === 0) {
-      section.lines = section.lines.filter((l) => !/^\s*(none\.?|n\/a|-)\s*$/i.test(l))
-      at = lastNonBlank(section.lines) + 1
-    }
-    section.lines.splice(at, 0, ...additions)
-  }
-  const preamble = base.preamble.filter((l) => !/^_Folded from checkpoints /.test(l)).join('\n').trim()
-  const out = [...(base.header !== undefined ? [base.header] : []), `_Folded from checkpoints ${foldedFrom.join(', ')}._`, ...(preamble ? [preamble] : []), '']
-  for (const s of base.sections) out.push(s.heading, ...s.lines, '')
-  return out.join('\n').replace(/\n{3,}/g, '\n\n').trim()
-}
-
-function lastNonBlank(lines: readonly string[]): number {
-  return findLastIndex(lines, (l) => l.trim() !== '')
-}
-
-function findLastIndex<T>(items: readonly T[], pred: (item: T) => boolean): number {
-  for (let i = items.length - 1; i >= 0; i--) if (pred(items[i]!)) return i
-  return -1
-}
-
-/** Union of array fields (oldest first, deduped, newest kept under the cap); other fields from the newest. */
-export function mergeKeyFacts(all: readonly (Record<string, unknown> | null)[]): Record<string, unknown> | null {
-  const present = all.filter((f): f is Record<string, unknown> => f !== null && typeof f === 'object')
-  if (present.length === 0) return null
-  const out: Record<string, unknown> = {}
-  const keys = [...new Set(present.flatMap((f) => Object.keys(f)))]
-  for (const key of keys) {
-    const values = present.map((f) => f[key]).filter((v) => v !== undefined)
-    if (values.every(Array.isArray)) {
-      const seen = new Map<string, unknown>()
-      for (const arr of values as unknown[][]) for (const item of arr) seen.set(JSON.stringify(item), item)
-      out[key] = [...seen.values()].slice(-FOLD_MAX_FACTS)
-    } else {
-      const nonEmpty = values.filter((v) => v !== null && v !== '')
-      out[key] = nonEmpty.at(-1) ?? values.at(-1) ?? null
-    }
-  }
-  return out
 }
 
 // ---------------------------------------------------------------------------

@@ -1,9 +1,11 @@
 /**
  * The compute pool's Prometheus metrics (docs/operations.md) and the arithmetic of its
- * worst-case heap. Split from compute-pool.ts, which keeps the scheduling.
+ * worst-case heap, and the pool's books (its counts and those metrics, kept in step).
+ * Split from compute-pool.ts, which keeps the scheduling.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 import type { Config } from '../config.ts'
+import type { TaskName } from '../use-cases/compute.ts'
 
 /**
  * Heap a queued request holds per byte of its body: the parsed JSON (V8 strings, objects
@@ -18,6 +20,8 @@ export interface PoolGauges {
   readonly queueMax: number
   stats(): { queued: number; running: number }
 }
+
+export type PoolMetrics = ReturnType<typeof createPoolMetrics>
 
 export function createPoolMetrics(registry: Registry, pool: PoolGauges) {
   const registers = [registry]
@@ -59,6 +63,55 @@ export function createPoolMetrics(registry: Registry, pool: PoolGauges) {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     }),
+  }
+}
+
+/** What the pool has counted since it started (part of its stats()). */
+export interface PoolCounts {
+  /** Tasks finished on a thread (results and errors). */
+  completed: number
+  /** Tasks run on the event loop. */
+  inline: number
+  /** Tasks dropped because their client went away (queued: never ran; running: thread replaced). */
+  cancelled: number
+  /** Requests refused with 503 overloaded. */
+  overloaded: number
+  /** Tasks past their deadline (queued or running). */
+  deadlineExceeded: number
+}
+
+/** The pool's counts and the metrics counted with them, kept in step. */
+export class PoolBooks {
+  readonly counts: PoolCounts = { completed: 0, inline: 0, cancelled: 0, overloaded: 0, deadlineExceeded: 0 }
+  private readonly children = new Map<string, { tasks: { inc(): void }; duration: { observe(v: number): void } }>()
+
+  /** `metrics` undefined: counted for stats() only, not exported. */
+  constructor(readonly metrics: PoolMetrics | undefined) {}
+
+  finished(task: TaskName, where: 'pool' | 'inline', outcome: 'ok' | 'error', seconds: number): void {
+    if (!this.metrics) return
+    // Label children made once: every small /estimate passes here (inline), and looking
+    // labels up by object costs a few µs a call.
+    const key = `${task} ${where} ${outcome}`
+    let child = this.children.get(key)
+    if (!child) this.children.set(key, (child = { tasks: this.metrics.tasks.labels(task, where, outcome), duration: this.metrics.duration.labels(task, where) }))
+    child.tasks.inc()
+    child.duration.observe(seconds)
+  }
+
+  overloaded(task: TaskName): void {
+    this.counts.overloaded++
+    this.metrics?.overloaded.inc({ task })
+  }
+
+  cancelled(task: TaskName, state: 'queued' | 'running'): void {
+    this.counts.cancelled++
+    this.metrics?.cancelled.inc({ task, state })
+  }
+
+  deadlineExceeded(task: TaskName, state: 'queued' | 'running'): void {
+    this.counts.deadlineExceeded++
+    this.metrics?.deadline.inc({ task, state })
   }
 }
 

@@ -23,29 +23,28 @@
  * - on shutdown (preClose), queued tasks are refused, running ones get half of
  *   SHUTDOWN_TIMEOUT_MS to finish, then are abandoned, so the process exits in its grace.
  *
- * The llm strategy runs in a thread too: its provider client stays on the event loop and
- * the thread gets a stand-in that posts each completion over a MessagePort
- * (src/services/summarizer-bridge.ts). Tasks (src/services/compute-tasks.ts) are pure;
- * only structured-cloneable data crosses. Threads start with the first pooled task, or
- * when the server listens (warm()). Metrics: docs/operations.md.
+ * Tasks (src/use-cases/compute.ts) are pure; only structured-cloneable data crosses.
+ * The parts: compute-queue.ts (the fair queue), compute-threads.ts (piscina, warm-up, the
+ * llm strategy's summarizer bridge), compute-pending.ts (a task until it is answered),
+ * compute-refusals.ts (the 503s and the 499), compute-budget.ts (time and cost),
+ * compute-metrics.ts (metrics and counts; docs/operations.md).
  */
 import v8 from 'node:v8'
-import { MessageChannel } from 'node:worker_threads'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { Piscina } from 'piscina'
 import type { Registry } from 'prom-client'
 import type { Config } from '../config.ts'
 import { containsLongRun } from '../engine/tokens/tokenizer.ts'
-import { ApiError } from '../errors.ts'
-import { runInline, WARM_UP, type ComputeRunner, type RunOptions, type TaskName, type TaskInput, type TaskOutput } from '../use-cases/compute.ts'
-import { createPoolMetrics, HEAP_BYTES_PER_BODY_BYTE, worstCaseQueuedHeapBytes } from './compute-metrics.ts'
-import { ActivityClock, TaskCostModel } from './compute-budget.ts'
+import type { ApiError } from '../errors.ts'
+import { runInline, type ComputeRunner, type RunOptions, type TaskName, type TaskInput, type TaskOutput } from '../use-cases/compute.ts'
+import { createPoolMetrics, HEAP_BYTES_PER_BODY_BYTE, PoolBooks, worstCaseQueuedHeapBytes, type PoolCounts } from './compute-metrics.ts'
+import { TaskCostModel } from './compute-budget.ts'
+import { PendingTask } from './compute-pending.ts'
 import { BACKGROUND_TENANT, FairQueue } from './compute-queue.ts'
+import { clientGone, deadlineExceeded, overloaded, shuttingDown } from './compute-refusals.ts'
+import { ComputeThreads } from './compute-threads.ts'
 import type { TokenCache } from './token-cache-store.ts'
-import { computeWorkerEntry } from './compute-worker-file.ts'
 import { fromWire, type TaskOutcome } from './compute-wire.ts'
-import { bridgedSummarizer, serveSummarizer } from './summarizer-bridge.ts'
 
 export { HEAP_BYTES_PER_BODY_BYTE, worstCaseQueuedHeapBytes } from './compute-metrics.ts'
 export { clientGoneSignal, contentLength } from './compute-request.ts'
@@ -69,52 +68,14 @@ export interface ComputePoolOptions {
   tokenCache?: TokenCache
 }
 
-export interface ComputePoolStats {
+export interface ComputePoolStats extends PoolCounts {
   threads: number
   queueMax: number
   /** Tasks waiting for a thread (requests and background updates). */
   queued: number
   /** Tasks on a thread now. */
   running: number
-  /** Tasks finished on a thread (results and errors). */
-  completed: number
-  /** Tasks run on the event loop. */
-  inline: number
-  /** Tasks dropped because their client went away (queued: never ran; running: thread replaced). */
-  cancelled: number
-  /** Requests refused with 503 overloaded. */
-  overloaded: number
-  /** Tasks past their deadline (queued or running). */
-  deadlineExceeded: number
 }
-
-interface Pending {
-  task: TaskName
-  input: unknown
-  tenant: string
-  queuedAt: number
-  background: boolean
-  /** Expected seconds on a thread, from the task's measured seconds per byte. */
-  estimate: number
-  bytes: number
-  resolve(value: unknown): void
-  reject(err: unknown): void
-  signal?: AbortSignal
-  onAbort?: () => void
-  cacheScope?: string
-  summarizer?: RunOptions['summarizer']
-  timer?: NodeJS.Timeout
-  /** Set while on a thread: aborting it makes piscina terminate the thread. */
-  controller?: AbortController
-  startedAt?: number
-  /** Time its summarizer calls were in flight: not charged to the deadline. */
-  providerTime: ActivityClock
-  /** The pool's start-up clock when this task was queued. */
-  startupAtQueue: number
-  settled: boolean
-}
-
-type Where = 'pool' | 'inline'
 
 /** Bytes assumed for a task whose size is unknown (no Content-Length). */
 const UNKNOWN_BYTES = 1_048_576
@@ -126,23 +87,16 @@ export class ComputePool implements ComputeRunner {
   readonly deadlineMs: number
   private readonly tenantQueueMax: number
   private readonly config: Config
-  private readonly filename: string | undefined
   private readonly tokenCache: TokenCache | undefined
-  private piscina: Piscina | undefined
-  private readonly queue: FairQueue<Pending>
-  private readonly onThread = new Set<Pending>()
+  private readonly threadPool: ComputeThreads
+  private readonly queue: FairQueue<PendingTask>
+  private readonly onThread = new Set<PendingTask>()
   private waitingRequests = 0
-  /** Threads being started (a first task loads the engine, about 2 s built, far more from source): no task is handed to them meanwhile. */
-  private starting = 0
-  /** Time during which some thread was starting: a deadline does not count it. */
-  private readonly startup = new ActivityClock()
   private paused = false
   private closed = false
   /** Measured seconds per input byte of each task: the queue's expected wait. */
   private readonly costs = new TaskCostModel()
-  private readonly counts = { completed: 0, inline: 0, cancelled: 0, overloaded: 0, deadlineExceeded: 0 }
-  private readonly metrics: ReturnType<typeof createPoolMetrics> | undefined
-  private readonly children = new Map<string, { tasks: { inc(): void }; duration: { observe(v: number): void } }>()
+  private readonly books: PoolBooks
 
   constructor(opts: ComputePoolOptions) {
     this.config = opts.config
@@ -151,13 +105,13 @@ export class ComputePool implements ComputeRunner {
     this.inlineMaxBytes = opts.inlineMaxBytes ?? opts.config.COMPUTE_INLINE_MAX_BYTES
     this.deadlineMs = opts.deadlineMs ?? opts.config.COMPUTE_DEADLINE_MS
     this.tenantQueueMax = opts.config.COMPUTE_TENANT_QUEUE_MAX || Math.max(1, Math.ceil(this.queueMax / 2))
-    this.queue = new FairQueue<Pending>({
+    this.queue = new FairQueue<PendingTask>({
       tenantMaxThreads: opts.config.COMPUTE_TENANT_MAX_THREADS || Math.max(1, this.threads - 1),
       fairWindowMs: opts.config.COMPUTE_FAIR_WINDOW_MS,
     })
-    this.filename = opts.filename
+    this.threadPool = new ComputeThreads({ config: opts.config, threads: this.threads, ...(opts.filename !== undefined ? { filename: opts.filename } : {}), onStarted: () => this.pump() })
     this.tokenCache = opts.tokenCache
-    this.metrics = opts.registry ? createPoolMetrics(opts.registry, this) : undefined
+    this.books = new PoolBooks(opts.registry ? createPoolMetrics(opts.registry, this) : undefined)
   }
 
   run<K extends TaskName>(task: K, input: TaskInput<K>, opts: RunOptions = {}): Promise<TaskOutput<K>> {
@@ -165,7 +119,7 @@ export class ComputePool implements ComputeRunner {
     if (this.threads === 0 || (opts.bytes !== undefined && opts.bytes <= this.inlineMaxBytes && !containsLongRun(input))) return this.inline(task, input, opts)
     const signal = typeof opts.signal === 'function' ? opts.signal() : opts.signal
     if (signal?.aborted) {
-      this.cancelled(task, 'queued')
+      this.books.cancelled(task, 'queued')
       return Promise.reject(clientGone())
     }
     if (this.closed) return Promise.reject(shuttingDown())
@@ -176,33 +130,14 @@ export class ComputePool implements ComputeRunner {
     if (!background) {
       const refusal = this.admission(tenant, estimate)
       if (refusal) {
-        this.counts.overloaded++
-        this.metrics?.overloaded.inc({ task })
+        this.books.overloaded(task)
         return Promise.reject(refusal)
       }
     }
     return new Promise<TaskOutput<K>>((resolve, reject) => {
-      const entry: Pending = {
-        task,
-        input,
-        tenant,
-        queuedAt: performance.now(),
-        background,
-        estimate,
-        bytes,
-        resolve: resolve as (v: unknown) => void,
-        reject,
-        cacheScope: opts.cacheScope,
-        summarizer: opts.summarizer,
-        providerTime: new ActivityClock(),
-        startupAtQueue: this.startup.read(performance.now()),
-        settled: false,
-      }
-      if (signal) {
-        entry.signal = signal
-        entry.onAbort = () => this.clientLeft(entry)
-        signal.addEventListener('abort', entry.onAbort, { once: true })
-      }
+      const startupAtQueue = this.threadPool.startup.read(performance.now())
+      const entry = new PendingTask({ task, input, tenant, background, estimate, bytes, cacheScope: opts.cacheScope, summarizer: opts.summarizer, startupAtQueue }, { resolve: resolve as (v: unknown) => void, reject })
+      if (signal) entry.watch(signal, () => this.clientLeft(entry))
       entry.timer = setTimeout(() => this.deadlinePassed(entry), this.deadlineMs)
       this.queue.push(entry)
       if (!background) this.waitingRequests++
@@ -217,8 +152,8 @@ export class ComputePool implements ComputeRunner {
    * first request would otherwise wait for.
    */
   warm(): void {
-    if (this.threads === 0 || this.closed || this.piscina) return
-    this.pool()
+    if (this.threads === 0 || this.closed || this.threadPool.started) return
+    this.threadPool.start()
   }
 
   /** Stops handing queued tasks to threads (tests: hold tasks in the queue), until resume(). */
@@ -232,7 +167,7 @@ export class ComputePool implements ComputeRunner {
   }
 
   stats(): ComputePoolStats {
-    return { threads: this.threads, queueMax: this.queueMax, queued: this.queue.size, running: this.onThread.size, ...this.counts }
+    return { threads: this.threads, queueMax: this.queueMax, queued: this.queue.size, running: this.onThread.size, ...this.books.counts }
   }
 
   /**
@@ -259,7 +194,7 @@ export class ComputePool implements ComputeRunner {
     this.closed = true
     for (const entry of this.queue.drain()) {
       if (!entry.background) this.waitingRequests--
-      this.settle(entry, shuttingDown())
+      entry.settle(shuttingDown())
     }
     if (this.onThread.size === 0) return
     const started = performance.now()
@@ -270,26 +205,22 @@ export class ComputePool implements ComputeRunner {
   /** Refuses new pooled tasks, fails the queued ones, waits for the running ones, and stops the threads. */
   async close(): Promise<void> {
     await this.drain(this.config.SHUTDOWN_TIMEOUT_MS / 2)
-    const pool = this.piscina
-    this.piscina = undefined
-    await pool?.destroy()
+    await this.threadPool.destroy()
   }
 
   private admission(tenant: string, estimate: number): ApiError | undefined {
     const mustWait = this.paused || this.onThread.size >= this.threads
     if (!mustWait) return undefined
-    const wait = this.expectedWaitSeconds()
-    const retryAfter = { 'retry-after': String(Math.max(1, Math.ceil(wait))) }
-    if (this.waitingRequests >= this.queueMax) {
-      return new ApiError(503, 'overloaded', `the compute pool is full: ${this.waitingRequests} requests wait for ${this.threads} busy threads (COMPUTE_QUEUE_MAX ${this.queueMax}); the work ahead takes about ${wait.toFixed(1)} s`, undefined, undefined, retryAfter)
-    }
-    if (this.queue.waiting(tenant) >= this.tenantQueueMax) {
-      return new ApiError(503, 'overloaded', `this API key already has ${this.queue.waiting(tenant)} requests waiting for a compute thread (COMPUTE_TENANT_QUEUE_MAX ${this.tenantQueueMax}); the work ahead takes about ${wait.toFixed(1)} s`, undefined, undefined, retryAfter)
-    }
-    if ((wait + estimate) * 1000 > this.deadlineMs) {
-      return new ApiError(503, 'overloaded', `the compute queue's work (about ${wait.toFixed(1)} s) would not leave this task time within its ${this.deadlineMs / 1000} s deadline (COMPUTE_DEADLINE_MS)`, undefined, undefined, retryAfter)
-    }
-    return undefined
+    return overloaded({
+      waitingRequests: this.waitingRequests,
+      queueMax: this.queueMax,
+      threads: this.threads,
+      tenantWaiting: this.queue.waiting(tenant),
+      tenantQueueMax: this.tenantQueueMax,
+      waitSeconds: this.expectedWaitSeconds(),
+      estimate,
+      deadlineMs: this.deadlineMs,
+    })
   }
 
   /**
@@ -297,31 +228,13 @@ export class ComputePool implements ComputeRunner {
    * provider had its calls and the time threads were starting (neither is the task's work,
    * and a thread replaced after a stopped task starts again).
    */
-  private chargedMs(entry: Pending, now: number): number {
-    return now - entry.queuedAt - entry.providerTime.read(now) - (this.startup.read(now) - entry.startupAtQueue)
-  }
-
-  /**
-   * Has `n` threads run the warm-up compaction before any task is handed to them: a new
-   * thread's first task loads the tokenizer's tables and compiles the engine, which a
-   * client's request would otherwise wait for (and its deadline pay for).
-   */
-  private startThreads(pool: Piscina, n: number): void {
-    for (let i = 0; i < n; i++) {
-      this.startup.set(++this.starting > 0, performance.now())
-      pool
-        .run({ task: 'compact', input: WARM_UP })
-        .catch(() => {})
-        .finally(() => {
-          this.startup.set(--this.starting > 0, performance.now())
-          this.pump()
-        })
-    }
+  private chargedMs(entry: PendingTask, now: number): number {
+    return now - entry.queuedAt - entry.providerTime.read(now) - (this.threadPool.startup.read(now) - entry.startupAtQueue)
   }
 
   private async inline<K extends TaskName>(task: K, input: TaskInput<K>, opts: RunOptions): Promise<TaskOutput<K>> {
     const started = performance.now()
-    this.counts.inline++
+    this.books.counts.inline++
     let outcome: 'ok' | 'error' = 'error'
     try {
       const tokenCache = opts.cacheScope === undefined ? undefined : this.tokenCache?.for(opts.cacheScope)
@@ -335,34 +248,13 @@ export class ComputePool implements ComputeRunner {
       outcome = 'ok'
       return value
     } finally {
-      this.finished(task, 'inline', outcome, (performance.now() - started) / 1000)
+      this.books.finished(task, 'inline', outcome, (performance.now() - started) / 1000)
     }
   }
 
-  private pool(): Piscina {
-    if (this.piscina) return this.piscina
-    const entry = this.filename ? { filename: this.filename } : computeWorkerEntry()
-    this.piscina = new Piscina({
-      filename: entry.filename,
-      ...(entry.execArgv ? { execArgv: entry.execArgv } : {}),
-      minThreads: this.threads,
-      maxThreads: this.threads,
-      idleTimeout: Infinity,
-      concurrentTasksPerWorker: 1,
-      // Above the process's nice value (Linux: per thread; piscina applies it with
-      // @napi-rs/nice, and skips it where that is missing): the event loop wins the CPU when
-      // both want it, and answers /healthz and summary reads between the threads' time
-      // slices rather than taking turns with compactions (weights at +5: 1024 : 335).
-      niceIncrement: this.config.COMPUTE_THREAD_NICE,
-      workerData: { config: this.config },
-    })
-    this.startThreads(this.piscina, this.threads)
-    return this.piscina
-  }
-
   private pump(): void {
-    if (this.queue.size > 0) this.pool()
-    while (!this.paused && !this.closed && this.onThread.size + this.starting < this.threads && this.queue.size > 0) {
+    if (this.queue.size > 0) this.threadPool.start()
+    while (!this.paused && !this.closed && this.onThread.size + this.threadPool.starting < this.threads && this.queue.size > 0) {
       const entry = this.queue.next(performance.now())
       if (!entry) return
       if (!entry.background) this.waitingRequests--
@@ -370,75 +262,54 @@ export class ComputePool implements ComputeRunner {
     }
   }
 
-  private dispatch(entry: Pending): void {
+  private dispatch(entry: PendingTask): void {
     this.onThread.add(entry)
     const started = (entry.startedAt = performance.now())
-    this.metrics?.queueWait.observe({ task: entry.task }, (started - entry.queuedAt) / 1000)
+    this.books.metrics?.queueWait.observe({ task: entry.task }, (started - entry.queuedAt) / 1000)
     const controller = (entry.controller = new AbortController())
-    let closeBridge: (() => void) | undefined
-    const message: Record<string, unknown> = { task: entry.task, input: entry.input, ...(entry.cacheScope !== undefined ? { cacheScope: entry.cacheScope } : {}) }
-    const transferList = []
-    if (entry.summarizer) {
-      const channel = new MessageChannel()
-      closeBridge = serveSummarizer(channel.port1, entry.summarizer, (calls) => entry.providerTime.set(calls > 0, performance.now()))
-      message.summarizer = { port: channel.port2, identity: bridgedSummarizer(entry.summarizer) }
-      transferList.push(channel.port2)
-    }
+    const thread = this.threadPool.run(entry, controller.signal)
     // The books are kept before the caller hears back, so stats() is current when it does.
     const done = (outcome: 'ok' | 'error' | 'abandoned') => {
       const seconds = (performance.now() - started) / 1000
-      closeBridge?.()
+      thread.closeBridge?.()
       this.onThread.delete(entry)
       this.queue.finished(entry.tenant, performance.now())
-      this.counts.completed++
+      this.books.counts.completed++
       // Provider time is not the task's work: it stays out of the per-byte estimate.
       if (outcome === 'ok') this.costs.learn(entry.task, seconds - entry.providerTime.read(performance.now()) / 1000, entry.bytes)
-      this.metrics?.busySeconds.inc(seconds)
-      this.finished(entry.task, 'pool', outcome === 'ok' ? 'ok' : 'error', seconds)
+      this.books.metrics?.busySeconds.inc(seconds)
+      this.books.finished(entry.task, 'pool', outcome === 'ok' ? 'ok' : 'error', seconds)
       this.pump()
     }
-    this.pool()
-      .run(message, { signal: controller.signal, transferList: transferList as never })
-      .then(
-        (result: TaskOutcome) => {
-          if (result.tokenCache) this.tokenCache?.recordThread(result.tokenCache)
-          done(result.ok ? 'ok' : 'error')
-          this.settle(entry, result.ok ? undefined : fromWire(result.error), result.ok ? result.value : undefined)
-        },
-        (err: unknown) => {
-          // A stopped task's thread was terminated: its replacement starts before it takes work.
-          if (controller.signal.aborted && this.piscina && !this.closed) this.startThreads(this.piscina, 1)
-          done(controller.signal.aborted ? 'abandoned' : 'error')
-          // Aborted: the reason is the error its requester gets (deadline, client gone, shutdown).
-          this.settle(entry, controller.signal.aborted && controller.signal.reason instanceof Error ? controller.signal.reason : err)
-        },
-      )
+    thread.result.then(
+      (result: TaskOutcome) => {
+        if (result.tokenCache) this.tokenCache?.recordThread(result.tokenCache)
+        done(result.ok ? 'ok' : 'error')
+        entry.settle(result.ok ? undefined : fromWire(result.error), result.ok ? result.value : undefined)
+      },
+      (err: unknown) => {
+        // A stopped task's thread was terminated: its replacement starts before it takes work.
+        if (controller.signal.aborted && !this.closed) this.threadPool.replaceStopped()
+        done(controller.signal.aborted ? 'abandoned' : 'error')
+        // Aborted: the reason is the error its requester gets (deadline, client gone, shutdown).
+        entry.settle(controller.signal.aborted && controller.signal.reason instanceof Error ? controller.signal.reason : err)
+      },
+    )
   }
 
-
-  /** Resolves or rejects a task once, and lets go of its timer and listener. */
-  private settle(entry: Pending, err: unknown, value?: unknown): void {
-    if (entry.settled) return
-    entry.settled = true
-    clearTimeout(entry.timer)
-    if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort)
-    if (err !== undefined) entry.reject(err)
-    else entry.resolve(value)
-  }
-
-  private clientLeft(entry: Pending): void {
+  private clientLeft(entry: PendingTask): void {
     if (this.queue.remove(entry)) {
       if (!entry.background) this.waitingRequests--
-      this.cancelled(entry.task, 'queued')
-      this.settle(entry, clientGone())
+      this.books.cancelled(entry.task, 'queued')
+      entry.settle(clientGone())
     } else if (this.onThread.has(entry)) {
       // Nobody waits for the result: the thread is stopped rather than left to finish.
-      this.cancelled(entry.task, 'running')
+      this.books.cancelled(entry.task, 'running')
       entry.controller?.abort(clientGone())
     }
   }
 
-  private deadlinePassed(entry: Pending): void {
+  private deadlinePassed(entry: PendingTask): void {
     const now = performance.now()
     const charged = this.chargedMs(entry, now)
     if (charged < this.deadlineMs && (this.onThread.has(entry) || this.queue.has(entry))) {
@@ -448,53 +319,18 @@ export class ComputePool implements ComputeRunner {
     }
     if (this.queue.remove(entry)) {
       if (!entry.background) this.waitingRequests--
-      this.deadlineExceeded(entry.task, 'queued')
-      this.settle(entry, this.deadlineError(entry, 'waited'))
+      this.books.deadlineExceeded(entry.task, 'queued')
+      entry.settle(this.deadlineError(entry, 'waited'))
       return
     }
     if (!this.onThread.has(entry)) return
-    this.deadlineExceeded(entry.task, 'running')
+    this.books.deadlineExceeded(entry.task, 'running')
     entry.controller?.abort(this.deadlineError(entry, 'ran'))
   }
 
-  private deadlineError(entry: Pending, how: 'waited' | 'ran'): ApiError {
-    const retry = Math.max(1, Math.ceil(this.expectedWaitSeconds()))
-    const what =
-      how === 'waited'
-        ? `waited ${this.deadlineMs / 1000} s for a compute thread (COMPUTE_DEADLINE_MS) and was dropped`
-        : `ran past its ${this.deadlineMs / 1000} s budget (COMPUTE_DEADLINE_MS) and was stopped`
-    return new ApiError(503, 'deadline_exceeded', `the ${entry.task} task ${what}; a smaller input, or a retry once the queue is shorter, will fit`, undefined, undefined, { 'retry-after': String(retry) })
+  private deadlineError(entry: PendingTask, how: 'waited' | 'ran'): ApiError {
+    return deadlineExceeded(entry.task, how, this.deadlineMs, this.expectedWaitSeconds())
   }
-
-  private finished(task: TaskName, where: Where, outcome: 'ok' | 'error', seconds: number): void {
-    if (!this.metrics) return
-    // Label children made once: every small /estimate passes here (inline), and looking
-    // labels up by object costs a few µs a call.
-    const key = `${task} ${where} ${outcome}`
-    let child = this.children.get(key)
-    if (!child) this.children.set(key, (child = { tasks: this.metrics.tasks.labels(task, where, outcome), duration: this.metrics.duration.labels(task, where) }))
-    child.tasks.inc()
-    child.duration.observe(seconds)
-  }
-
-  private cancelled(task: TaskName, state: 'queued' | 'running'): void {
-    this.counts.cancelled++
-    this.metrics?.cancelled.inc({ task, state })
-  }
-
-  private deadlineExceeded(task: TaskName, state: 'queued' | 'running'): void {
-    this.counts.deadlineExceeded++
-    this.metrics?.deadline.inc({ task, state })
-  }
-}
-
-
-function clientGone(): ApiError {
-  return new ApiError(499, 'client_closed_request', 'the client closed the request before its compute task finished')
-}
-
-function shuttingDown(): ApiError {
-  return new ApiError(503, 'shutting_down', 'this instance is shutting down; retry (another instance will answer)', undefined, undefined, { 'retry-after': '5' })
 }
 
 // ---------------------------------------------------------------------------
