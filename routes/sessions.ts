@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { ApiError, errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
+import { errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
 import { SUMMARY_UNAVAILABLE } from '../src/use-cases/sessions/index.ts'
 import { sessionIdSchema } from '../src/use-cases/shapes/common.ts'
 import { putSummaryBody, putSummaryResponse, refreshResponse, summarySchema } from '../src/use-cases/shapes/session-summary.ts'
@@ -16,7 +16,6 @@ const errors = { ...standardErrorResponses, 404: errorResponseSchema }
 
 export default async function sessionRoutes(app: FastifyInstance) {
   const r = app.withTypeProvider<ZodTypeProvider>()
-  const notFound = (id: string) => new ApiError(404, 'not_found', `no session ${JSON.stringify(id)}`)
 
   r.put('/sessions/:id', {
     schema: {
@@ -34,11 +33,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
 
   r.get('/sessions/:id', {
     schema: { tags: ['sessions'], summary: "A session's settings and counters", params, response: { 200: sessionSchema, ...errors } },
-    handler: async (req) => {
-      const session = await app.useCases.sessions.getSession(req.tenant.tenantId, req.params.id)
-      if (!session) throw notFound(req.params.id)
-      return session
-    },
+    handler: async (req) => app.useCases.sessions.getSession(req.tenant.tenantId, req.params.id),
   })
 
   r.delete('/sessions/:id', {
@@ -49,7 +44,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
       response: { 204: z.null().describe('Deleted.'), ...errors },
     },
     handler: async (req, reply) => {
-      if (!(await app.useCases.sessions.deleteSession(req.tenant.tenantId, req.params.id))) throw notFound(req.params.id)
+      await app.useCases.sessions.deleteSession(req.tenant.tenantId, req.params.id)
       return reply.code(204).send(null)
     },
   })

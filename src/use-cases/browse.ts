@@ -8,13 +8,12 @@ import { ApiError } from '../errors.ts'
 import { getSummaryVersion, listMessages, listSessions, listSummaryVersions, type SessionSort } from '../sessions/browse.ts'
 import type { SessionMessageStatus } from '../db/schema.ts'
 import type { UseCaseDeps } from './deps.ts'
+import { sessionNotFound } from './sessions/not-found.ts'
 import { displayText } from './sessions/summary-cache.ts'
 
 export { MAX_LIST_PAGE, SESSION_SORTS, type SummaryVersionInfo } from '../sessions/browse.ts'
 
 export type BrowseDeps = Pick<UseCaseDeps, 'db'>
-
-const noSession = (id: string) => new ApiError(404, 'not_found', `no session ${JSON.stringify(id)}`)
 
 export function makeBrowse(deps: BrowseDeps) {
   const { db } = deps
@@ -23,7 +22,7 @@ export function makeBrowse(deps: BrowseDeps) {
 
     async summaryVersions(tenantId: string, sessionId: string, page: { cursor?: string; limit?: number }) {
       const found = await listSummaryVersions(db, tenantId, sessionId, page)
-      if (!found) throw noSession(sessionId)
+      if (!found) throw sessionNotFound(sessionId)
       return found
     },
 
@@ -36,7 +35,7 @@ export function makeBrowse(deps: BrowseDeps) {
 
     async messages(tenantId: string, sessionId: string, page: { status?: SessionMessageStatus; cursor?: string; limit?: number }) {
       const found = await listMessages(db, tenantId, sessionId, page)
-      if (!found) throw noSession(sessionId)
+      if (!found) throw sessionNotFound(sessionId)
       return found
     },
   }

@@ -15,7 +15,8 @@ import type { contextQuery, contextResponse, continuationResponse } from '../sha
 import { modelFor, thresholdOrRefuse } from '../model-budget.ts'
 import { contextCompactionBytes } from './context-compaction.ts'
 import { displayText, type SummaryView } from './summary-cache.ts'
-import { notFound, SUMMARY_UNAVAILABLE } from './summary.ts'
+import { sessionNotFound } from './not-found.ts'
+import { SUMMARY_UNAVAILABLE } from './summary.ts'
 
 /** GET /context's and GET /continuation's answers (src/use-cases/shapes/sessions.ts). */
 export type ContextResult = z.infer<typeof contextResponse>
@@ -55,7 +56,7 @@ export function makeSessionContext(deps: SessionContextDeps) {
         const summary = await latestSummary(trx, tenantId, sessionId)
         return { session, rows: [...evicted, ...window].sort((a, b) => a.seq - b.seq), evicted: evicted.length, summary }
       })
-    if (!snap) throw notFound(sessionId)
+    if (!snap) throw sessionNotFound(sessionId)
     const { settings } = snap.session
     const sessionFormat = settings.format ?? q.format ?? 'openai'
     const format = q.format ?? sessionFormat

@@ -20,6 +20,7 @@ import {
 } from '../../sessions/repository.ts'
 import type { UseCaseDeps } from '../deps.ts'
 import type { putSessionBody, sessionSchema } from '../shapes/sessions.ts'
+import { sessionNotFound } from './not-found.ts'
 import { updateState, type SummaryCache } from './summary-cache.ts'
 
 /** PUT /sessions/:id's body (src/use-cases/shapes/sessions.ts). */
@@ -61,7 +62,7 @@ export function makeSessionSettings(deps: SessionSettingsDeps) {
       await saveSettings(trx, tenantId, sessionId, next)
       return isNew
     })
-    return { created, session: (await getSession(tenantId, sessionId))! }
+    return { created, session: (await viewOf(tenantId, sessionId))! }
   }
 
   function validateSettings(s: SessionSettings): void {
@@ -72,7 +73,7 @@ export function makeSessionSettings(deps: SessionSettingsDeps) {
     }
   }
 
-  async function getSession(tenantId: string, sessionId: string): Promise<SessionView | undefined> {
+  async function viewOf(tenantId: string, sessionId: string): Promise<SessionView | undefined> {
     const session = await readSession(db, tenantId, sessionId)
     if (!session) return undefined
     const [counters, state] = await Promise.all([messageCounters(db, tenantId, sessionId), readSummaryState(db, tenantId, sessionId)])
@@ -88,10 +89,18 @@ export function makeSessionSettings(deps: SessionSettingsDeps) {
     }
   }
 
-  async function deleteSession(tenantId: string, sessionId: string): Promise<boolean> {
+  /** GET /sessions/:id: the settings and counters; an unknown session is a 404. */
+  async function getSession(tenantId: string, sessionId: string): Promise<SessionView> {
+    const view = await viewOf(tenantId, sessionId)
+    if (!view) throw sessionNotFound(sessionId)
+    return view
+  }
+
+  /** DELETE /sessions/:id; an unknown session is a 404. */
+  async function deleteSession(tenantId: string, sessionId: string): Promise<void> {
     const deleted = await removeSession(db, tenantId, sessionId)
     cache.delete(tenantId, sessionId)
-    return deleted
+    if (!deleted) throw sessionNotFound(sessionId)
   }
 
   return { putSession, getSession, deleteSession }

@@ -23,6 +23,7 @@ import {
 import type { UseCaseDeps } from '../deps.ts'
 import { defaultCounter, modelFor } from '../model-budget.ts'
 import { SUMMARY_UNAVAILABLE } from '../shapes/session-summary.ts'
+import { sessionNotFound } from './not-found.ts'
 import { toView, type SummaryCache, type SummaryView } from './summary-cache.ts'
 
 export { SUMMARY_UNAVAILABLE }
@@ -31,8 +32,6 @@ export { SUMMARY_UNAVAILABLE }
 export const SUMMARY_READ_TIMEOUT_MS = 2_000
 
 export type SessionSummaryDeps = Pick<UseCaseDeps, 'db' | 'config' | 'metrics' | 'log'> & { cache: SummaryCache; summaryReadTimeoutMs?: number }
-
-export const notFound = (id: string) => new ApiError(404, 'not_found', `no session ${JSON.stringify(id)}`)
 
 export function makeSessionSummary(deps: SessionSummaryDeps) {
   const { db, config, cache } = deps
@@ -71,7 +70,7 @@ export function makeSessionSummary(deps: SessionSummaryDeps) {
     }
     if (!state) {
       cache.delete(tenantId, sessionId)
-      throw notFound(sessionId)
+      throw sessionNotFound(sessionId)
     }
     const view = toView(sessionId, state)
     cache.set(tenantId, sessionId, view)
@@ -85,7 +84,7 @@ export function makeSessionSummary(deps: SessionSummaryDeps) {
    */
   async function putSummary(tenantId: string, sessionId: string, input: { content: string; baseVersion?: number }): Promise<SummaryView & { continuationCarriedOver: ContinuationField[] }> {
     const session = await readSession(db, tenantId, sessionId)
-    if (!session) throw notFound(sessionId)
+    if (!session) throw sessionNotFound(sessionId)
     const counter = defaultCounter(modelFor(config, session.settings.model))
     const conflict = (current: number) =>
       new ApiError(409, 'version_conflict', `the summary is at version ${current}, not ${input.baseVersion}: read it again and retry`, [{ path: 'body.baseVersion', message: `current version is ${current}` }], { currentVersion: current })
@@ -118,7 +117,7 @@ export function makeSessionSummary(deps: SessionSummaryDeps) {
   /** POST /summary/refresh: queue an update now, at high priority. */
   async function refresh(tenantId: string, sessionId: string): Promise<{ queued: 'new' | 'merged'; evictedAwaitingSummary: number }> {
     const session = await readSession(db, tenantId, sessionId)
-    if (!session) throw notFound(sessionId)
+    if (!session) throw sessionNotFound(sessionId)
     const queued = await enqueue(db, tenantId, sessionId, PRIORITY_HIGH)
     deps.metrics?.onUpdateQueued('high', queued)
     const counters = await messageCounters(db, tenantId, sessionId)
