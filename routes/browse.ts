@@ -7,10 +7,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { ApiError, errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
-import { getSummaryVersion, listMessages, listSessions, listSummaryVersions, MAX_LIST_PAGE, SESSION_SORTS, type SummaryVersionInfo } from '../src/sessions/browse.ts'
-import { displayText } from '../src/sessions/service.ts'
-import { sessionIdSchema } from './compact.ts'
+import { errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
+import { MAX_LIST_PAGE, SESSION_SORTS, type SummaryVersionInfo } from '../src/use-cases/browse.ts'
+import { sessionIdSchema } from '../src/use-cases/shapes/common.ts'
 
 const params = z.object({ id: sessionIdSchema.describe('The session id.') })
 const errors = { ...standardErrorResponses, 404: errorResponseSchema }
@@ -54,7 +53,6 @@ const versionJson = (v: SummaryVersionInfo) => ({ ...v, updatedAt: v.updatedAt.t
 
 export default async function browseRoutes(app: FastifyInstance) {
   const r = app.withTypeProvider<ZodTypeProvider>()
-  const notFound = (id: string) => new ApiError(404, 'not_found', `no session ${JSON.stringify(id)}`)
 
   r.get('/sessions', {
     schema: {
@@ -103,7 +101,7 @@ export default async function browseRoutes(app: FastifyInstance) {
       },
     },
     handler: async (req) => {
-      const page = await listSessions(app.db, req.tenant.tenantId, req.query)
+      const page = await app.useCases.browse.sessions(req.tenant.tenantId, req.query)
       return { ...page, items: page.items.map((i) => ({ ...i, lastActivity: i.lastActivity.toISOString() })) }
     },
   })
@@ -131,8 +129,7 @@ export default async function browseRoutes(app: FastifyInstance) {
       },
     },
     handler: async (req) => {
-      const page = await listSummaryVersions(app.db, req.tenant.tenantId, req.params.id, req.query)
-      if (!page) throw notFound(req.params.id)
+      const page = await app.useCases.browse.summaryVersions(req.tenant.tenantId, req.params.id, req.query)
       return { items: page.items.map(versionJson), nextCursor: page.nextCursor }
     },
   })
@@ -155,9 +152,8 @@ export default async function browseRoutes(app: FastifyInstance) {
       },
     },
     handler: async (req) => {
-      const v = await getSummaryVersion(app.db, req.tenant.tenantId, req.params.id, req.params.version)
-      if (!v) throw new ApiError(404, 'not_found', `no version ${req.params.version} of the summary of session ${JSON.stringify(req.params.id)}`)
-      return { sessionId: req.params.id, ...versionJson(v), content: v.content, text: displayText(v.content) }
+      const v = await app.useCases.browse.summaryVersion(req.tenant.tenantId, req.params.id, req.params.version)
+      return { sessionId: req.params.id, ...versionJson(v), content: v.content, text: v.text }
     },
   })
 
@@ -193,8 +189,7 @@ export default async function browseRoutes(app: FastifyInstance) {
       },
     },
     handler: async (req) => {
-      const page = await listMessages(app.db, req.tenant.tenantId, req.params.id, req.query)
-      if (!page) throw notFound(req.params.id)
+      const page = await app.useCases.browse.messages(req.tenant.tenantId, req.params.id, req.query)
       return {
         sessionId: req.params.id,
         format: page.format as 'openai' | 'anthropic' | 'ai-sdk' | null,

@@ -5,10 +5,10 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { foldedInto, getCheckpoint, listCheckpoints, MAX_PAGE_SIZE, sessionStats, type Checkpoint } from '../src/checkpoints/repository.ts'
-import { ApiError, errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
 import { STRATEGY_NAMES } from '../src/engine/compaction/strategies/index.ts'
-import { sessionIdSchema } from './compact.ts'
+import { errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
+import { MAX_PAGE_SIZE, type Checkpoint } from '../src/use-cases/checkpoints.ts'
+import { sessionIdSchema } from '../src/use-cases/shapes/common.ts'
 
 const sessionParams = z.object({ id: sessionIdSchema.describe('The sessionId given to POST /compact.') })
 
@@ -93,7 +93,6 @@ function toJson(c: Checkpoint): z.infer<typeof checkpointSchema> {
   }
 }
 
-const notFound = (id: string) => new ApiError(404, 'not_found', `no checkpoints for session ${JSON.stringify(id)}`)
 const errors = { ...standardErrorResponses, 404: errorResponseSchema }
 
 export default async function checkpointRoutes(app: FastifyInstance) {
@@ -119,9 +118,7 @@ export default async function checkpointRoutes(app: FastifyInstance) {
       },
     },
     handler: async (req) => {
-      const { id } = req.params
-      const page = await listCheckpoints(app.db, req.tenant.tenantId, id, { cursor: req.query.cursor, limit: req.query.limit })
-      if (page.items.length === 0 && (await sessionStats(app.db, req.tenant.tenantId, id)).checkpoints === 0) throw notFound(id)
+      const page = await app.useCases.checkpoints.list(req.tenant.tenantId, req.params.id, { cursor: req.query.cursor, limit: req.query.limit })
       return { items: page.items.map(toJson), nextCursor: page.nextCursor }
     },
   })
@@ -133,16 +130,7 @@ export default async function checkpointRoutes(app: FastifyInstance) {
       params: sessionParams.extend({ num: z.coerce.number().int().min(1).max(2_147_483_647).describe('The checkpoint number.') }),
       response: { 200: checkpointSchema, ...errors },
     },
-    handler: async (req) => {
-      const { id, num } = req.params
-      const checkpoint = await getCheckpoint(app.db, req.tenant.tenantId, id, num)
-      if (checkpoint) return toJson(checkpoint)
-      const into = await foldedInto(app.db, req.tenant.tenantId, id, num)
-      if (into !== undefined) {
-        throw new ApiError(404, 'not_found', `checkpoint ${num} of session ${JSON.stringify(id)} was folded into checkpoint ${into}`, undefined, { foldedInto: into })
-      }
-      throw new ApiError(404, 'not_found', `no checkpoint ${num} for session ${JSON.stringify(id)}`)
-    },
+    handler: async (req) => toJson(await app.useCases.checkpoints.get(req.tenant.tenantId, req.params.id, req.params.num)),
   })
 
   r.get('/sessions/:id/stats', {
@@ -176,19 +164,6 @@ export default async function checkpointRoutes(app: FastifyInstance) {
         ...errors,
       },
     },
-    handler: async (req) => {
-      const { id } = req.params
-      const s = await sessionStats(app.db, req.tenant.tenantId, id)
-      if (s.checkpoints === 0) throw notFound(id)
-      return {
-        sessionId: id,
-        checkpoints: s.checkpoints,
-        tokensSaved: s.tokensSaved,
-        totalSummaryCostUsd: s.totalSummaryCostUsd,
-        averageCompressionRatio: s.totalCompressedTokens > 0 ? Math.round((s.totalOriginalTokens / s.totalCompressedTokens) * 100) / 100 : 0,
-        totalOriginalTokens: s.totalOriginalTokens,
-        totalCompressedTokens: s.totalCompressedTokens,
-      }
-    },
+    handler: async (req) => app.useCases.checkpoints.totals(req.tenant.tenantId, req.params.id),
   })
 }

@@ -1,9 +1,7 @@
 /** Liveness and readiness probes. No authentication, no rate limit. */
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import { sql } from 'kysely'
 import { z } from 'zod'
-import { migrationsApplied } from '../src/db/migrate.ts'
 
 const probeConfig = { auth: false, rateLimit: false } as const
 
@@ -35,15 +33,9 @@ export default async function healthRoutes(app: FastifyInstance) {
     handler: async (req, reply) => {
       const database = app.database.kind
       const requestId = req.id
-      try {
-        await sql`select 1`.execute(app.db)
-        if (!(await migrationsApplied(app.db))) {
-          return reply.code(503).send({ status: 'unavailable' as const, error: 'not_ready' as const, message: 'migrations pending', database, requestId })
-        }
-        return { status: 'ready' as const, database }
-      } catch {
-        return reply.code(503).send({ status: 'unavailable' as const, error: 'not_ready' as const, message: 'database unreachable', database, requestId })
-      }
+      const state = await app.useCases.readiness()
+      if (state.ready) return { status: 'ready' as const, database }
+      return reply.code(503).send({ status: 'unavailable' as const, error: 'not_ready' as const, message: state.reason, database, requestId })
     },
   })
 }

@@ -5,260 +5,17 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { ApiError, errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
-import { BATCH_SIZE, DEFAULT_SUMMARY_BUDGET, DEFAULT_WINDOW_MESSAGES, DEFAULT_WINDOW_TOKENS } from '../src/sessions/repository.ts'
-import { SUMMARY_UNAVAILABLE } from '../src/sessions/service.ts'
-import { OFFLINE_STRATEGY_NAMES } from '../src/engine/compaction/strategies/index.ts'
-import { sessionIdSchema } from './compact.ts'
-import { formatField, messagesField, modelField, storable } from './schemas.ts'
-import { putSummaryBody, putSummaryResponse, refreshResponse, summarySchema, updateStateSchema } from './session-summary-schemas.ts'
+import { errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
+import { SUMMARY_UNAVAILABLE } from '../src/use-cases/sessions/index.ts'
+import { sessionIdSchema } from '../src/use-cases/shapes/common.ts'
+import { putSummaryBody, putSummaryResponse, refreshResponse, summarySchema } from '../src/use-cases/shapes/session-summary.ts'
+import { appendBody, appendResponse, contextQuery, contextResponse, continuationResponse, putSessionBody, sessionSchema } from '../src/use-cases/shapes/sessions.ts'
 
 const params = z.object({ id: sessionIdSchema.describe('The session id, chosen by the caller (1-200 characters from A-Z a-z 0-9 . _ : -).') })
 const errors = { ...standardErrorResponses, 404: errorResponseSchema }
 
-const summarizerField = z
-  .strictObject({
-    provider: z.enum(['openai', 'anthropic']).describe('Summarizer provider; it must be configured on the server (its API key set).'),
-    model: z.string().min(1).max(200).optional().describe('One of the models the server allows for the provider. Default: the first one.'),
-  })
-  .describe('Model that writes `llm` mode summaries. Keys and base URLs come only from server configuration.')
-
-/**
- * A system prompt as GET /context sends it: a string, or Anthropic text blocks (other
- * block fields, e.g. cache_control, are kept). Anything else was stored and then failed
- * every /context read (a number was a 500), so it is refused when written.
- */
-const systemValue = storable(
-  z.union([z.string().max(1_000_000), z.array(z.looseObject({ type: z.literal('text'), text: z.string() })).max(1_000)]),
-)
-
-const settingsFields = {
-  format: formatField.describe("Format of the session's messages (openai, anthropic, ai-sdk). Set by the first append when omitted; it cannot change once messages are stored."),
-  model: storable(modelField).describe('Model the session talks to: sets token counting and the default /context budget. Default: DEFAULT_MODEL.'),
-  windowMessages: z
-    .int()
-    .min(1)
-    .max(100_000)
-    .optional()
-    .describe(`The recent window keeps at most this many messages (system messages excepted). Default ${DEFAULT_WINDOW_MESSAGES}.`),
-  windowTokens: z.int().min(1).max(10_000_000).optional().describe(`...and at most this many tokens. Default ${DEFAULT_WINDOW_TOKENS}.`),
-  summaryBudget: z
-    .int()
-    .min(100)
-    .max(1_000_000)
-    .optional()
-    .describe(`Hard limit of the rolling summary, in tokens: enforced even when a summarizer overshoots. Default ${DEFAULT_SUMMARY_BUDGET}.`),
-  batchSize: z
-    .int()
-    .min(1)
-    .max(1_000)
-    .optional()
-    .describe(`Evicted exchanges that trigger a background summary update (seed 000's BATCH_SIZE). Default ${BATCH_SIZE}.`),
-  mode: z
-    .enum(['rules', 'llm'])
-    .optional()
-    .describe('`rules`: offline summary (default). `llm`: the configured summarizer writes it with seed 000\'s background-agent prompt, falling back to rules on any failure.'),
-}
-
-const putSessionBody = z
-  .strictObject({
-    ...settingsFields,
-    system: systemValue
-      .nullable()
-      .optional()
-      .describe('System prompt sent first by GET /context (a string, or Anthropic text blocks). null removes it.'),
-    summarizer: summarizerField.nullable().optional(),
-  })
-  .describe("A session's settings; omitted fields keep their value (or the default for a new session).")
-  .meta({
-    id: 'SessionSettingsRequest',
-    example: { format: 'openai', model: 'gpt-4o', windowMessages: 20, windowTokens: 16000, summaryBudget: 10000, batchSize: 4, mode: 'rules' },
-  })
-
-const settingsSchema = z
-  .object({
-    format: z.enum(['openai', 'anthropic', 'ai-sdk']).optional().describe('Format of the stored messages.'),
-    model: z.string().optional().describe('Model of the session.'),
-    system: z.unknown().optional().describe('System prompt, when set.'),
-    windowMessages: z.int().describe('Window size in messages.'),
-    windowTokens: z.int().describe('Window size in tokens.'),
-    summaryBudget: z.int().describe('Summary budget in tokens.'),
-    batchSize: z.int().describe('Evicted exchanges per background update.'),
-    mode: z.enum(['rules', 'llm']).describe('Summary mode.'),
-    summarizer: z.object({ provider: z.string(), model: z.string().optional() }).optional().describe('Summarizer of llm mode.'),
-  })
-  .describe("The session's settings.")
-
-const sessionExample = {
-  id: 'agent-run-42',
-  settings: { format: 'openai', windowMessages: 20, windowTokens: 16000, summaryBudget: 10000, batchSize: 4, mode: 'rules' },
-  messageCount: 58,
-  windowMessages: 20,
-  windowTokens: 9120,
-  systemMessages: 1,
-  evictedAwaitingSummary: 6,
-  summarizedMessages: 31,
-  summary: { version: 3, tokens: 812, updatedAt: '2026-11-22T13:23:20.601Z', source: 'background' },
-  update: { status: 'pending' },
-  createdAt: '2026-11-22T12:01:09.114Z',
-  updatedAt: '2026-11-22T13:24:02.930Z',
-}
-
-const sessionSchema = z
-  .object({
-    id: z.string().describe('The session id.'),
-    settings: settingsSchema,
-    messageCount: z.int().describe('Messages appended so far.'),
-    windowMessages: z.int().describe('Messages in the recent window (system messages excepted).'),
-    windowTokens: z.int().describe('Tokens of the recent window.'),
-    systemMessages: z.int().describe('System/developer messages, always kept.'),
-    evictedAwaitingSummary: z.int().describe('Messages that left the window and are not yet in the summary.'),
-    summarizedMessages: z.int().describe('Messages folded into the summary.'),
-    summary: z
-      .object({ version: z.int(), tokens: z.int(), updatedAt: z.string(), source: z.string() })
-      .nullable()
-      .describe('The current summary version, if any.'),
-    update: updateStateSchema,
-    createdAt: z.string().describe('ISO 8601.'),
-    updatedAt: z.string().describe('ISO 8601: last settings change or append.'),
-  })
-  .meta({ id: 'Session', example: sessionExample })
-
-const appendBody = z
-  .strictObject({
-    messages: messagesField.min(1).describe('The exchange(s) to append, oldest first, in the session\'s format. A `timestamp` (or `createdAt`) on a message dates it for aging; otherwise the append time does.'),
-    format: formatField,
-    system: systemValue.optional().describe("Anthropic-style top-level system prompt (a string or text blocks); stored as the session's system prompt."),
-  })
-  .describe('Messages to append to the session.')
-  .meta({
-    id: 'AppendMessagesRequest',
-    example: {
-      messages: [
-        { role: 'user', content: 'Fix the failing test in src/db.ts', timestamp: '2026-11-22T13:20:00Z' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"cmd":"npm test"}' } }],
-        },
-        { role: 'tool', tool_call_id: 'call_1', content: 'FAIL test/db.test.ts\nError: Called end on pool more than once' },
-        { role: 'assistant', content: 'The pool is closed twice; removing the second pool.end() in src/db.ts.' },
-      ],
-    },
-  })
-
-const appendResponse = z
-  .object({
-    sessionId: z.string().describe('The session.'),
-    appended: z.int().describe('Messages appended by this request.'),
-    firstSeq: z.int().nullable().describe('Sequence number of the first appended message.'),
-    lastSeq: z.int().nullable().describe('Sequence number of the last appended message.'),
-    messageCount: z.int().describe('Messages in the session.'),
-    windowMessages: z.int().describe('Messages in the recent window now.'),
-    windowTokens: z.int().describe('Tokens of the recent window now.'),
-    evicted: z.int().describe('Messages this request pushed out of the window.'),
-    evictedAwaitingSummary: z.int().describe('Evicted messages not yet folded into the summary.'),
-    evictedExchangesAwaitingSummary: z.int().describe('The same, in exchanges: an update is queued once it reaches batchSize.'),
-    updateQueued: z.boolean().describe('True when this request queued a background summary update.'),
-  })
-  .meta({
-    id: 'AppendMessagesResponse',
-    example: {
-      sessionId: 'agent-run-42',
-      appended: 4,
-      firstSeq: 55,
-      lastSeq: 58,
-      messageCount: 58,
-      windowMessages: 20,
-      windowTokens: 9120,
-      evicted: 4,
-      evictedAwaitingSummary: 10,
-      evictedExchangesAwaitingSummary: 4,
-      updateQueued: true,
-    },
-  })
-
-const contextQuery = z.object({
-  budget: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100_000_000)
-    .optional()
-    .describe("Token budget of the context (counted for the session's model). Default: the model's compaction threshold, as /estimate computes it."),
-  format: formatField.describe("Format to return the messages in. Default: the session's format."),
-  model: modelField.describe("Model to count tokens for. Default: the session's model."),
-})
-
-const contextResponse = z
-  .object({
-    sessionId: z.string().describe('The session.'),
-    format: z.enum(['openai', 'anthropic', 'ai-sdk']).describe('Format of `messages` (and `system`).'),
-    model: z.string().describe('Model the tokens were counted for.'),
-    budget: z.int().describe('The budget the context fits.'),
-    tokens: z.int().describe('Tokens of the returned context.'),
-    compacted: z.boolean().describe('True when the compaction engine had to trim it to the budget.'),
-    strategy: z.string().describe(`What trimmed it: none, or an offline strategy (${OFFLINE_STRATEGY_NAMES.join(', ')}).`),
-    summaryVersion: z.int().describe('The summary version included (0: none yet).'),
-    stale: z.boolean().describe('True when evicted messages were not yet in the summary: they are included verbatim (or compacted) instead, so nothing is lost.'),
-    messages: z.array(z.unknown()).describe('Ready to send: system messages, the summary, messages awaiting summary, then the recent window. Valid for the provider (tool calls keep their results).'),
-    system: z.unknown().optional().describe('Anthropic: the top-level system prompt (system messages and the summary).'),
-  })
-  .meta({
-    id: 'SessionContext',
-    example: {
-      sessionId: 'agent-run-42',
-      format: 'openai',
-      model: 'gpt-4o',
-      budget: 8000,
-      tokens: 3120,
-      compacted: false,
-      strategy: 'none',
-      summaryVersion: 3,
-      stale: false,
-      messages: [
-        { role: 'system', content: 'You are a coding agent.' },
-        { role: 'system', content: 'Summary of the earlier part of this session (rolling summary, version 3):\n\n## Previously in This Session\n1. …' },
-        { role: 'user', content: 'Now add a --limit option.' },
-      ],
-    },
-  })
-
-const continuationResponse = z
-  .object({
-    sessionId: z.string().describe('The session.'),
-    version: z.int().describe('Summary version it was read from.'),
-    updatedAt: z.string().nullable().describe('When that version was written.'),
-    stale: z.boolean().describe('True when evicted messages are not folded in yet.'),
-    degraded: z.boolean().describe('True when the database could not be read and this comes from the last summary this process saw.'),
-    currentTask: z.string().describe('The task being worked on (the latest meaningful request).'),
-    completedSteps: z.array(z.string()).describe('Steps already done.'),
-    pendingSteps: z.array(z.string()).describe('Steps remaining.'),
-    keyDecisions: z.array(z.string()).describe('Decisions made.'),
-    relevantFiles: z.array(z.string()).describe('Files being worked on, most recent first.'),
-    prompt: z.string().describe("The same as seed 003's `[Previous Session Context]` block, ready to inject."),
-  })
-  .meta({
-    id: 'SessionContinuation',
-    example: {
-      sessionId: 'agent-run-42',
-      version: 3,
-      updatedAt: '2026-11-22T13:23:20.601Z',
-      stale: false,
-      degraded: false,
-      currentTask: 'Fix the failing test in src/db.ts',
-      completedSteps: ['Fix the failing test in src/db.ts'],
-      pendingSteps: [],
-      keyDecisions: [],
-      relevantFiles: ['src/db.ts'],
-      prompt:
-        '[Previous Session Context]\nCurrent task: Fix the failing test in src/db.ts\nCompleted: Fix the failing test in src/db.ts\nPending: \nKey decisions: \nRelevant files: src/db.ts',
-    },
-  })
-
 export default async function sessionRoutes(app: FastifyInstance) {
   const r = app.withTypeProvider<ZodTypeProvider>()
-  const notFound = (id: string) => new ApiError(404, 'not_found', `no session ${JSON.stringify(id)}`)
 
   r.put('/sessions/:id', {
     schema: {
@@ -269,18 +26,14 @@ export default async function sessionRoutes(app: FastifyInstance) {
       response: { 200: sessionSchema, 201: sessionSchema, 409: errorResponseSchema, ...errors },
     },
     handler: async (req, reply) => {
-      const { created, session } = await app.sessions.putSession(req.tenant.tenantId, req.params.id, req.body)
+      const { created, session } = await app.useCases.sessions.putSession(req.tenant.tenantId, req.params.id, req.body)
       return reply.code(created ? 201 : 200).send(session)
     },
   })
 
   r.get('/sessions/:id', {
     schema: { tags: ['sessions'], summary: "A session's settings and counters", params, response: { 200: sessionSchema, ...errors } },
-    handler: async (req) => {
-      const session = await app.sessions.getSession(req.tenant.tenantId, req.params.id)
-      if (!session) throw notFound(req.params.id)
-      return session
-    },
+    handler: async (req) => app.useCases.sessions.getSession(req.tenant.tenantId, req.params.id),
   })
 
   r.delete('/sessions/:id', {
@@ -291,7 +44,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
       response: { 204: z.null().describe('Deleted.'), ...errors },
     },
     handler: async (req, reply) => {
-      if (!(await app.sessions.deleteSession(req.tenant.tenantId, req.params.id))) throw notFound(req.params.id)
+      await app.useCases.sessions.deleteSession(req.tenant.tenantId, req.params.id)
       return reply.code(204).send(null)
     },
   })
@@ -316,7 +69,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
     },
     handler: async (req, reply) => {
       const key = req.headers['idempotency-key']
-      const { result, replayed } = await app.sessions.appendMessages(req.tenant.tenantId, req.params.id, req.body, key)
+      const { result, replayed } = await app.useCases.sessions.appendMessages(req.tenant.tenantId, req.params.id, req.body, key)
       if (replayed) reply.header('idempotent-replayed', 'true')
       return result
     },
@@ -331,7 +84,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
       response: { ...errors, 200: summarySchema, 503: summarySchema },
     },
     handler: async (req, reply) => {
-      const { status, view } = await app.sessions.getSummary(req.tenant.tenantId, req.params.id)
+      const { status, view } = await app.useCases.sessions.getSummary(req.tenant.tenantId, req.params.id)
       return reply.code(status).send(view)
     },
   })
@@ -344,7 +97,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
       body: putSummaryBody,
       response: { 200: putSummaryResponse, 409: errorResponseSchema, 422: errorResponseSchema, ...errors },
     },
-    handler: async (req) => app.sessions.putSummary(req.tenant.tenantId, req.params.id, req.body),
+    handler: async (req) => app.useCases.sessions.putSummary(req.tenant.tenantId, req.params.id, req.body),
   })
 
   r.post('/sessions/:id/summary/refresh', {
@@ -355,7 +108,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
       response: { 202: refreshResponse, ...errors },
     },
     handler: async (req, reply) => {
-      const res = await app.sessions.refresh(req.tenant.tenantId, req.params.id)
+      const res = await app.useCases.sessions.refresh(req.tenant.tenantId, req.params.id)
       return reply.code(202).send({ sessionId: req.params.id, queued: res.queued, priority: 'high' as const, evictedAwaitingSummary: res.evictedAwaitingSummary })
     },
   })
@@ -368,7 +121,7 @@ export default async function sessionRoutes(app: FastifyInstance) {
       querystring: contextQuery,
       response: { 200: contextResponse, 422: errorResponseSchema, ...errors },
     },
-    handler: async (req) => app.sessions.context(req.tenant.tenantId, req.params.id, req.query),
+    handler: async (req) => app.useCases.sessions.context(req.tenant.tenantId, req.params.id, req.query),
   })
 
   r.get('/sessions/:id/continuation', {
@@ -378,6 +131,6 @@ export default async function sessionRoutes(app: FastifyInstance) {
       params,
       response: { 200: continuationResponse, ...errors },
     },
-    handler: async (req) => app.sessions.continuation(req.tenant.tenantId, req.params.id),
+    handler: async (req) => app.useCases.sessions.continuation(req.tenant.tenantId, req.params.id),
   })
 }

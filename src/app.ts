@@ -25,7 +25,7 @@ import providersPlugin from './plugins/providers.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
 import securityHeadersPlugin from './plugins/security-headers.ts'
 import { fastSerializerCompiler } from './plugins/serializer.ts'
-import sessionsPlugin from './plugins/sessions.ts'
+import useCasesPlugin from './plugins/use-cases.ts'
 import swaggerPlugin from './plugins/swagger.ts'
 import tokenCachePlugin from './plugins/token-cache.ts'
 import uiPlugin, { isUiRoute } from './plugins/ui.ts'
@@ -145,7 +145,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin)
   await app.register(tokenCachePlugin)
   await app.register(computePoolPlugin)
-  await app.register(sessionsPlugin)
+  await app.register(useCasesPlugin)
 
   await app.register(healthRoutes)
   await app.register(estimateRoutes)

@@ -1,6 +1,6 @@
 /**
  * Issue 18: the llm strategy's CPU work runs in the compute pool. The thread gets a
- * stand-in summarizer client (src/services/summarizer-bridge.ts) whose completions the
+ * stand-in summarizer client (src/plugins/summarizer-bridge.ts) whose completions the
  * event loop's provider client answers; counting, splitting and fact checks happen on the
  * thread. The result is the one the event loop computes, provider faults arrive as the
  * same fallbacks, and the time a provider takes is not charged to the task's deadline.

@@ -17,7 +17,7 @@ import { parseSummary, renderSummary, SECTION_TITLES, sessionExchanges } from '.
 import { createMetrics } from '../src/plugins/metrics.ts'
 import { claim, claimDailyAging, complete, enqueue, fail, finish, PRIORITY_HIGH, PRIORITY_LOW, type QueueEntry } from '../src/sessions/queue.ts'
 import { toCanonical, type StoredMessage } from '../src/sessions/repository.ts'
-import { SummaryWorker } from '../src/sessions/worker.ts'
+import { makeSummaryWorker } from '../src/use-cases/sessions/worker.ts'
 import { buildTestApp } from './helpers/build.ts'
 import { BACKENDS, defaultBackend, POSTGRES_SKIP_REASON, postgresAvailable } from './helpers/databases.ts'
 import { CONVERSATIONS, conversationsSkip } from './helpers/fixtures.ts'
@@ -95,7 +95,7 @@ t.test('aging with controlled timestamps: Session → Yesterday → This Week �
   const { app } = await buildTestApp(t, { backend: await defaultBackend() })
   const A = Date.parse('2026-03-10T12:00:00.000Z')
   let clock = A + HOUR
-  const worker = new SummaryWorker({ db: app.db, config: app.config, log: silent, now: () => clock })
+  const worker = makeSummaryWorker({ db: app.db, config: app.config, log: silent, now: () => clock })
   await app.inject({ method: 'PUT', url: '/sessions/age', payload: { windowMessages: 4, batchSize: 1 } })
   await append(app, 'age', exchange(0, { at: A }))
   await append(app, 'age', exchange(1, { at: A + HOUR - 1000 }))
@@ -157,7 +157,7 @@ t.test('aging with controlled timestamps: Session → Yesterday → This Week �
 
 t.test('the daily job deletes expired Idempotency-Keys and old audit rows, and keeps fresh ones', async (t) => {
   const { app } = await buildTestApp(t, { backend: await defaultBackend() })
-  const worker = new SummaryWorker({ db: app.db, config: app.config, log: silent })
+  const worker = makeSummaryWorker({ db: app.db, config: app.config, log: silent })
   const post = (key: string, i: number) => app.inject({ method: 'POST', url: '/sessions/ttl/messages', payload: { messages: exchange(i) }, headers: { 'idempotency-key': key } })
   await app.inject({ method: 'PUT', url: '/sessions/ttl', payload: { windowMessages: 4, batchSize: 1 } })
   t.equal((await post('old', 0)).statusCode, 200)
@@ -323,7 +323,7 @@ for (const backend of BACKENDS) {
         throw Object.assign(new Error('simulated failure: expected a working summarizer'), { code: 'simulated' })
       },
     }
-    const worker = new SummaryWorker({ db: app.db, config: app.config, log: { ...silent, error: (o: object) => alerts.push(o) }, metrics, hooks })
+    const worker = makeSummaryWorker({ db: app.db, config: app.config, log: { ...silent, error: (o: object) => alerts.push(o) }, metrics, hooks })
     for (let attempt = 1; attempt <= 3; attempt++) {
       await sleep(20)
       t.equal(await worker.runOnce({ max: 1 }), 1, `attempt ${attempt} ran`)
@@ -360,7 +360,7 @@ t.test('the hard budget: emergency truncation keeps the summary within it, logge
   for (let i = 0; i < 6; i++) await append(app, 'tight', exchange(i))
   const warnings: string[] = []
   const metrics = createMetrics({ defaultMetrics: false })
-  const worker = new SummaryWorker({ db: app.db, config: app.config, log: { ...silent, warn: (_o: object, m: string) => warnings.push(m) }, metrics })
+  const worker = makeSummaryWorker({ db: app.db, config: app.config, log: { ...silent, warn: (_o: object, m: string) => warnings.push(m) }, metrics })
   await worker.runOnce()
   const s = (await app.inject({ method: 'GET', url: '/sessions/tight/summary' })).json()
   t.ok(s.tokens <= 100, `${s.tokens} tokens ≤ 100`)
@@ -417,7 +417,7 @@ t.test('bounded concurrency: at most WORKERS updates run at once, and they do ru
   t.equal(Number((await sql<{ n: number }>`select count(*) as n from summary_update_queue`.execute(app.db)).rows[0]!.n), 6, 'six updates queued')
   let running = 0
   let most = 0
-  const worker = new SummaryWorker({
+  const worker = makeSummaryWorker({
     db: app.db,
     config: { ...app.config, WORKERS: 2, WORKER_POLL_MS: 20 },
     log: silent,
@@ -463,7 +463,7 @@ t.test('crash safety: a worker killed by SIGKILL mid-update; the next one comple
 
   child.kill('SIGKILL')
   t.equal(await exited, 'SIGKILL')
-  const worker = new SummaryWorker({ db: app.db, config: app.config, log: silent, workerId: 'survivor' })
+  const worker = makeSummaryWorker({ db: app.db, config: app.config, log: silent, workerId: 'survivor' })
   t.equal(await worker.runOnce(), 0, 'the lease is still held right after the crash')
   await sleep(1700)
   t.equal(await worker.runOnce(), 1, 'after the lease expired another worker claims it')

@@ -13,8 +13,8 @@ import { insertCheckpoint } from '../src/checkpoints/repository.ts'
 import { findPairingProblems } from '../src/engine/conversation/pairing.ts'
 import { parseConversation } from '../src/engine/messages/index.ts'
 import { parseSummary, renderSummary } from '../src/engine/sessions/index.ts'
-import { SUMMARY_UNAVAILABLE } from '../src/sessions/service.ts'
-import { SummaryWorker } from '../src/sessions/worker.ts'
+import { SUMMARY_UNAVAILABLE } from '../src/use-cases/sessions/index.ts'
+import { makeSummaryWorker } from '../src/use-cases/sessions/worker.ts'
 import { createApiKey } from '../src/tenancy/api-keys.ts'
 import { startFakeProvider } from './fakes/fake-llm-provider.ts'
 import { buildTestApp } from './helpers/build.ts'
@@ -402,7 +402,7 @@ t.test('postgres: a summary read while an update holds its transaction open retu
   await app.summaryWorker.runOnce()
   for (let i = 3; i < 6; i++) await append(app, 'held', exchange(i))
   let inside = false
-  const worker = new SummaryWorker({
+  const worker = makeSummaryWorker({
     db: app.db,
     config: app.config,
     log: silent,
@@ -429,7 +429,7 @@ t.test('postgres: a background update that loses the race to a manual PUT retrie
   await app.inject({ method: 'PUT', url: '/sessions/lost', payload: { windowMessages: 4, batchSize: 1 } })
   for (let i = 0; i < 3; i++) await append(app, 'lost', exchange(i))
   const bases: number[] = []
-  const worker = new SummaryWorker({
+  const worker = makeSummaryWorker({
     db: app.db,
     config: app.config,
     log: silent,

@@ -5,7 +5,7 @@
  * - TaskCostModel: each task's measured seconds per input byte, which turns a queue into
  *   its expected wait (Retry-After, admission against the deadline).
  */
-import type { TaskName } from '../services/compute-tasks.ts'
+import type { TaskName } from '../use-cases/compute.ts'
 
 /** Milliseconds during which something was going on, counting the current stretch up to `now`. */
 export class ActivityClock {

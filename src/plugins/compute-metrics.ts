@@ -5,7 +5,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 import type { Config } from '../config.ts'
-import type { TaskName } from '../services/compute-tasks.ts'
+import type { TaskName } from '../use-cases/compute.ts'
 
 /**
  * Heap a queued request holds per byte of its body: the parsed JSON (V8 strings, objects

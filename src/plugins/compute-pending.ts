@@ -3,7 +3,7 @@
  * queue, a thread and the deadline need of it, and its answer, given once. Split from
  * compute-pool.ts, which moves it from the queue to a thread.
  */
-import type { RunOptions, TaskName } from '../services/compute-tasks.ts'
+import type { RunOptions, TaskName } from '../use-cases/compute.ts'
 import { ActivityClock } from './compute-budget.ts'
 import type { QueuedTask } from './compute-queue.ts'
 import type { ThreadTask } from './compute-threads.ts'

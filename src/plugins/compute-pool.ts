@@ -23,7 +23,7 @@
  * - on shutdown (preClose), queued tasks are refused, running ones get half of
  *   SHUTDOWN_TIMEOUT_MS to finish, then are abandoned, so the process exits in its grace.
  *
- * Tasks (src/services/compute-tasks.ts) are pure; only structured-cloneable data crosses.
+ * Tasks (src/use-cases/compute.ts) are pure; only structured-cloneable data crosses.
  * The parts: compute-queue.ts (the fair queue), compute-threads.ts (piscina, warm-up, the
  * llm strategy's summarizer bridge), compute-pending.ts (a task until it is answered),
  * compute-refusals.ts (the 503s and the 499), compute-budget.ts (time and cost),
@@ -36,7 +36,7 @@ import type { Registry } from 'prom-client'
 import type { Config } from '../config.ts'
 import { containsLongRun } from '../engine/tokens/tokenizer.ts'
 import type { ApiError } from '../errors.ts'
-import { fromWire, runInline, type ComputeRunner, type RunOptions, type TaskName, type TaskInput, type TaskOutcome, type TaskOutput } from '../services/compute-tasks.ts'
+import { runInline, type ComputeRunner, type RunOptions, type TaskName, type TaskInput, type TaskOutput } from '../use-cases/compute.ts'
 import { createPoolMetrics, HEAP_BYTES_PER_BODY_BYTE, PoolBooks, worstCaseQueuedHeapBytes, type PoolCounts } from './compute-metrics.ts'
 import { TaskCostModel } from './compute-budget.ts'
 import { PendingTask } from './compute-pending.ts'
@@ -44,10 +44,11 @@ import { BACKGROUND_TENANT, FairQueue } from './compute-queue.ts'
 import { clientGone, deadlineExceeded, overloaded, shuttingDown } from './compute-refusals.ts'
 import { ComputeThreads } from './compute-threads.ts'
 import type { TokenCache } from './token-cache-store.ts'
+import { fromWire, type TaskOutcome } from './compute-wire.ts'
 
 export { HEAP_BYTES_PER_BODY_BYTE, worstCaseQueuedHeapBytes } from './compute-metrics.ts'
 export { clientGoneSignal, contentLength } from './compute-request.ts'
-export { WARM_UP } from '../services/compute-tasks.ts'
+export { WARM_UP } from '../use-cases/compute.ts'
 
 export interface ComputePoolOptions {
   config: Config

@@ -4,7 +4,7 @@
  * carries a Retry-After. Split from compute-pool.ts, which decides when.
  */
 import { ApiError } from '../errors.ts'
-import type { TaskName } from '../services/compute-tasks.ts'
+import type { TaskName } from '../use-cases/compute.ts'
 
 /** The queue's state when a request asks to wait for a thread. */
 export interface Admission {

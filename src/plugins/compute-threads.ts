@@ -4,15 +4,16 @@
  *
  * The llm strategy runs in a thread too: its provider client stays on the event loop and
  * the thread gets a stand-in that posts each completion over a MessagePort
- * (src/services/summarizer-bridge.ts).
+ * (src/plugins/summarizer-bridge.ts).
  *
  * Split from compute-pool.ts, which keeps the queue, the deadlines and the books.
  */
 import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
 import type { Config } from '../config.ts'
-import { WARM_UP, type RunOptions, type TaskName, type TaskOutcome } from '../services/compute-tasks.ts'
-import { bridgedSummarizer, serveSummarizer } from '../services/summarizer-bridge.ts'
+import { WARM_UP, type RunOptions, type TaskName } from '../use-cases/compute.ts'
+import type { TaskOutcome } from './compute-wire.ts'
+import { bridgedSummarizer, serveSummarizer } from './summarizer-bridge.ts'
 import { ActivityClock } from './compute-budget.ts'
 import { computeWorkerEntry } from './compute-worker-file.ts'
 

@@ -8,8 +8,9 @@ import { threadId, type MessagePort } from 'node:worker_threads'
 import { workerData } from 'piscina'
 import type { Config } from '../config.ts'
 import { summarizerLocalParts } from '../providers/summarizer-model.ts'
-import { runTask, type TaskEnv, type TaskName, type TaskOutcome } from '../services/compute-tasks.ts'
-import { remoteSummarizerClient, type BridgedSummarizer } from '../services/summarizer-bridge.ts'
+import type { TaskEnv, TaskName } from '../use-cases/compute.ts'
+import { runTask, type TaskOutcome } from './compute-wire.ts'
+import { remoteSummarizerClient, type BridgedSummarizer } from './summarizer-bridge.ts'
 import { TokenCache } from './token-cache-store.ts'
 
 const config = (workerData as { config: Config }).config

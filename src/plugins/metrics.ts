@@ -16,7 +16,7 @@ import { sql, type Kysely } from 'kysely'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Database } from '../db/schema.ts'
 import { ApiError } from '../errors.ts'
-import type { SessionMetrics } from '../sessions/metrics.ts'
+import type { SessionMetrics } from '../use-cases/sessions/metrics.ts'
 
 export interface AppMetrics extends SessionMetrics {
   registry: Registry

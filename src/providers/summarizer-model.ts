@@ -2,7 +2,7 @@
  * What a summarizer model is, apart from its provider's SDK: its window, how to count its
  * prompts and what a call costs, and which providers and models this server offers. Pure,
  * so a compute thread rebuilds a summarizer client's counting and pricing from the model's
- * name (src/services/summarizer-bridge.ts) and says why a request has no summarizer, and
+ * name (src/plugins/summarizer-bridge.ts) and says why a request has no summarizer, and
  * the SDK clients (summarizer-clients.ts) use the same facts.
  */
 import type { Config } from '../config.ts'

@@ -24,7 +24,7 @@ import { testConfig } from '../../src/config.ts'
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts'
 import { createTestDatabase, postgresAvailable } from '../helpers/databases.ts'
 import { exchange } from '../helpers/session-conversations.ts'
-import { SummaryWorker } from '../../src/sessions/worker.ts'
+import { makeSummaryWorker } from '../../src/use-cases/sessions/worker.ts'
 import { BENCH_DURATION_S } from './http.ts'
 
 const LOG_LEVEL = 'warn' as const
@@ -160,7 +160,7 @@ interface Workers {
 }
 
 function inProcessWorkers(app: Awaited<ReturnType<typeof compactd>>['app']): Workers {
-  const worker = new SummaryWorker({ db: app.db, config: { ...app.config, WORKERS: 2 }, log: app.log })
+  const worker = makeSummaryWorker({ db: app.db, config: { ...app.config, WORKERS: 2 }, log: app.log })
   worker.start()
   return { stop: () => worker.stop() }
 }

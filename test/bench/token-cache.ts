@@ -25,8 +25,7 @@ import type { CanonicalMessage } from '../../src/engine/messages/canonical.ts'
 import { parseConversation } from '../../src/engine/messages/index.ts'
 import { heuristicCounter, messageCacheKey, messageTokens, tokenizerCounter, type MessageCounts, type TokenCounter } from '../../src/engine/tokens/count.ts'
 import { TokenCache } from '../../src/plugins/token-cache.ts'
-import { compactConversation } from '../../src/services/compact.ts'
-import { estimate } from '../../src/services/estimate.ts'
+import { estimate } from '../../src/use-cases/estimate/count.ts'
 import { CONVERSATIONS as FIXTURES, fixtureFiles } from '../helpers/fixtures.ts'
 import type { ChatMessage } from './conversation.ts'
 import { largestConversation } from './engine.ts'
@@ -220,10 +219,7 @@ export async function benchResentHistory(): Promise<void> {
   const compactService = (name: string, app: FastifyInstance): Target => ({
     name,
     call: async (json, payload) =>
-      void (await compactConversation(
-        { config: app.config, db: app.db, summarizers: app.providers.summarizers, tenantId: TENANT, compute: app.compute, bodyBytes: payload.length, ...(app.tokenCache ? { tokenCache: app.tokenCache } : {}) },
-        JSON.parse(json),
-      )),
+      void (await app.useCases.compact({ tenantId: TENANT, bodyBytes: payload.length }, JSON.parse(json))),
   })
   // The service rows parse the body inside the timed call: subtract JSON.parse to read the service alone.
   const sections: [string, string, (m: ChatMessage[]) => Record<string, unknown>, (name: string, app: FastifyInstance) => Target, number][] = [

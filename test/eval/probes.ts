@@ -115,7 +115,7 @@ async function runOne(s: Subject, budget: number | 'intended', targetTokens: num
   let messages: CanonicalMessage[]
   if (format === 'openai') messages = openai
   else {
-    // As src/services/compact.ts: parse the caller's messages with its system.
+    // As src/use-cases/compact/compute.ts: parse the caller's messages with its system.
     const wire = inFormat(openai, format)
     messages = parseConversation(wire.messages, { format, ...(wire.system !== undefined ? { system: wire.system } : {}) }).messages
   }

@@ -5,11 +5,11 @@
  */
 import { testConfig } from '../../src/config.ts'
 import { openDatabase } from '../../src/db/database.ts'
-import { SummaryWorker } from '../../src/sessions/worker.ts'
+import { makeSummaryWorker } from '../../src/use-cases/sessions/worker.ts'
 
 const handle = await openDatabase({ databaseUrl: process.env.DATABASE_URL!, poolSize: 2 })
 const log = { info() {}, warn() {}, error: (o: object, m: string) => process.stderr.write(`${m} ${JSON.stringify(o)}\n`) }
-const worker = new SummaryWorker({
+const worker = makeSummaryWorker({
   db: handle.db,
   config: testConfig({ LEASE_MS: Number(process.env.LEASE_MS ?? 1500), WORKERS: 1 }),
   log,

@@ -41,6 +41,51 @@ class ErrorInput(TypedDict):
     requestId: NotRequired[str]
 
 
+class CheckpointInput(TypedDict):
+    # The session it belongs to.
+    sessionId: str
+    # 1, 2, ... per session, gap-free in the order compactions were stored.
+    checkpointNum: int
+    # Compaction round of the summary (null when the compaction only masked).
+    round: Union[int, None]
+    # What produced it: a strategy of GET /strategies (mask, rules, llm, truncate).
+    strategy: Union[str, None]
+    # First compacted message index of the compacted input.
+    fromMessageIndex: Union[int, None]
+    # Last compacted message index of the compacted input.
+    toMessageIndex: Union[int, None]
+    # Messages summarised or masked.
+    messagesCompressed: Union[int, None]
+    # The summary text (`## Session Summary (Compaction Round N)` ...); empty when the
+    # compaction only masked.
+    summary: str
+    # Continuation facts: currentTask, completedSteps, pendingSteps, keyDecisions,
+    # relevantFiles, errors, userRequests.
+    keyFacts: Union[Dict[str, Any], None]
+    # Tokens of the conversation before compaction.
+    originalTokens: Union[int, None]
+    # Tokens after.
+    compressedTokens: Union[int, None]
+    # originalTokens / compressedTokens.
+    compressionRatio: Union[float, None]
+    # Cost of the summarizer calls.
+    summaryCostUsd: Union[float, None]
+    # The budget it compacted to (null on checkpoints stored before this field existed).
+    targetTokens: Union[int, None]
+    # The model the tokens were counted for.
+    model: Union[str, None]
+    # How long the compaction took, in milliseconds (folded: the sum).
+    durationMs: Union[int, None]
+    # Tokens of the summary it wrote (null when it only masked, or for a fold).
+    summaryTokens: Union[int, None]
+    # When older checkpoints were folded into this one (COMPACTION_MAX_CHECKPOINTS):
+    # every original checkpoint number it stands for, its own included. Totals are their
+    # sums.
+    foldedFrom: Union[List[int], None]
+    # ISO 8601.
+    createdAt: str
+
+
 # Which configured model writes the `llm` summary, so only with `llm` in strategy (or in
 # COMPACTION_DEFAULT_STRATEGY when strategy is omitted): otherwise a 400 naming
 # body.summarizer. Keys and base URLs come only from server configuration: any other
@@ -287,51 +332,6 @@ class StrategiesResponseInput(TypedDict):
     # Pipelines worth offering in a menu: the default first, then each strategy as it is
     # usually run.
     pipelines: List[List[Literal["mask", "rules", "llm", "truncate"]]]
-
-
-class CheckpointInput(TypedDict):
-    # The session it belongs to.
-    sessionId: str
-    # 1, 2, ... per session, gap-free in the order compactions were stored.
-    checkpointNum: int
-    # Compaction round of the summary (null when the compaction only masked).
-    round: Union[int, None]
-    # What produced it: a strategy of GET /strategies (mask, rules, llm, truncate).
-    strategy: Union[str, None]
-    # First compacted message index of the compacted input.
-    fromMessageIndex: Union[int, None]
-    # Last compacted message index of the compacted input.
-    toMessageIndex: Union[int, None]
-    # Messages summarised or masked.
-    messagesCompressed: Union[int, None]
-    # The summary text (`## Session Summary (Compaction Round N)` ...); empty when the
-    # compaction only masked.
-    summary: str
-    # Continuation facts: currentTask, completedSteps, pendingSteps, keyDecisions,
-    # relevantFiles, errors, userRequests.
-    keyFacts: Union[Dict[str, Any], None]
-    # Tokens of the conversation before compaction.
-    originalTokens: Union[int, None]
-    # Tokens after.
-    compressedTokens: Union[int, None]
-    # originalTokens / compressedTokens.
-    compressionRatio: Union[float, None]
-    # Cost of the summarizer calls.
-    summaryCostUsd: Union[float, None]
-    # The budget it compacted to (null on checkpoints stored before this field existed).
-    targetTokens: Union[int, None]
-    # The model the tokens were counted for.
-    model: Union[str, None]
-    # How long the compaction took, in milliseconds (folded: the sum).
-    durationMs: Union[int, None]
-    # Tokens of the summary it wrote (null when it only masked, or for a fold).
-    summaryTokens: Union[int, None]
-    # When older checkpoints were folded into this one (COMPACTION_MAX_CHECKPOINTS):
-    # every original checkpoint number it stands for, its own included. Totals are their
-    # sums.
-    foldedFrom: Union[List[int], None]
-    # ISO 8601.
-    createdAt: str
 
 
 # A conversation to count.
@@ -1021,6 +1021,51 @@ class Error(TypedDict):
     requestId: NotRequired[str]
 
 
+class Checkpoint(TypedDict):
+    # The session it belongs to.
+    sessionId: str
+    # 1, 2, ... per session, gap-free in the order compactions were stored.
+    checkpointNum: int
+    # Compaction round of the summary (null when the compaction only masked).
+    round: Union[int, None]
+    # What produced it: a strategy of GET /strategies (mask, rules, llm, truncate).
+    strategy: Union[str, None]
+    # First compacted message index of the compacted input.
+    fromMessageIndex: Union[int, None]
+    # Last compacted message index of the compacted input.
+    toMessageIndex: Union[int, None]
+    # Messages summarised or masked.
+    messagesCompressed: Union[int, None]
+    # The summary text (`## Session Summary (Compaction Round N)` ...); empty when the
+    # compaction only masked.
+    summary: str
+    # Continuation facts: currentTask, completedSteps, pendingSteps, keyDecisions,
+    # relevantFiles, errors, userRequests.
+    keyFacts: Union[Dict[str, Any], None]
+    # Tokens of the conversation before compaction.
+    originalTokens: Union[int, None]
+    # Tokens after.
+    compressedTokens: Union[int, None]
+    # originalTokens / compressedTokens.
+    compressionRatio: Union[float, None]
+    # Cost of the summarizer calls.
+    summaryCostUsd: Union[float, None]
+    # The budget it compacted to (null on checkpoints stored before this field existed).
+    targetTokens: Union[int, None]
+    # The model the tokens were counted for.
+    model: Union[str, None]
+    # How long the compaction took, in milliseconds (folded: the sum).
+    durationMs: Union[int, None]
+    # Tokens of the summary it wrote (null when it only masked, or for a fold).
+    summaryTokens: Union[int, None]
+    # When older checkpoints were folded into this one (COMPACTION_MAX_CHECKPOINTS):
+    # every original checkpoint number it stands for, its own included. Totals are their
+    # sums.
+    foldedFrom: Union[List[int], None]
+    # ISO 8601.
+    createdAt: str
+
+
 # Which configured model writes the `llm` summary, so only with `llm` in strategy (or in
 # COMPACTION_DEFAULT_STRATEGY when strategy is omitted): otherwise a 400 naming
 # body.summarizer. Keys and base URLs come only from server configuration: any other
@@ -1267,51 +1312,6 @@ class StrategiesResponse(TypedDict):
     # Pipelines worth offering in a menu: the default first, then each strategy as it is
     # usually run.
     pipelines: List[List[Literal["mask", "rules", "llm", "truncate"]]]
-
-
-class Checkpoint(TypedDict):
-    # The session it belongs to.
-    sessionId: str
-    # 1, 2, ... per session, gap-free in the order compactions were stored.
-    checkpointNum: int
-    # Compaction round of the summary (null when the compaction only masked).
-    round: Union[int, None]
-    # What produced it: a strategy of GET /strategies (mask, rules, llm, truncate).
-    strategy: Union[str, None]
-    # First compacted message index of the compacted input.
-    fromMessageIndex: Union[int, None]
-    # Last compacted message index of the compacted input.
-    toMessageIndex: Union[int, None]
-    # Messages summarised or masked.
-    messagesCompressed: Union[int, None]
-    # The summary text (`## Session Summary (Compaction Round N)` ...); empty when the
-    # compaction only masked.
-    summary: str
-    # Continuation facts: currentTask, completedSteps, pendingSteps, keyDecisions,
-    # relevantFiles, errors, userRequests.
-    keyFacts: Union[Dict[str, Any], None]
-    # Tokens of the conversation before compaction.
-    originalTokens: Union[int, None]
-    # Tokens after.
-    compressedTokens: Union[int, None]
-    # originalTokens / compressedTokens.
-    compressionRatio: Union[float, None]
-    # Cost of the summarizer calls.
-    summaryCostUsd: Union[float, None]
-    # The budget it compacted to (null on checkpoints stored before this field existed).
-    targetTokens: Union[int, None]
-    # The model the tokens were counted for.
-    model: Union[str, None]
-    # How long the compaction took, in milliseconds (folded: the sum).
-    durationMs: Union[int, None]
-    # Tokens of the summary it wrote (null when it only masked, or for a fold).
-    summaryTokens: Union[int, None]
-    # When older checkpoints were folded into this one (COMPACTION_MAX_CHECKPOINTS):
-    # every original checkpoint number it stands for, its own included. Totals are their
-    # sums.
-    foldedFrom: Union[List[int], None]
-    # ISO 8601.
-    createdAt: str
 
 
 # A conversation to count.

@@ -2226,6 +2226,89 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "checkpointNum": 3,
+         *       "round": 3,
+         *       "strategy": "rules",
+         *       "fromMessageIndex": 2,
+         *       "toMessageIndex": 13,
+         *       "messagesCompressed": 12,
+         *       "summary": "## Session Summary (Compaction Round 3)\n\n### Original Task\nFix the failing test in src/db.ts\n…",
+         *       "keyFacts": {
+         *         "currentTask": "Fix the failing test in src/db.ts",
+         *         "completedSteps": [
+         *           "edited test/db.test.ts: removed `afterEach(() => close())`",
+         *           "ran npm test -- test/db.test.ts (ok)"
+         *         ],
+         *         "pendingSteps": [],
+         *         "keyDecisions": [],
+         *         "relevantFiles": [
+         *           "test/db.test.ts",
+         *           "src/db.ts",
+         *           "src/pool.ts",
+         *           "src/config.ts"
+         *         ],
+         *         "errors": [
+         *           "npm test -- test/db.test.ts: Error: Called end on pool more than once (resolved)"
+         *         ],
+         *         "userRequests": []
+         *       },
+         *       "originalTokens": 7124,
+         *       "compressedTokens": 422,
+         *       "compressionRatio": 16.88,
+         *       "summaryCostUsd": 0,
+         *       "targetTokens": 1500,
+         *       "model": "gpt-4o",
+         *       "durationMs": 63,
+         *       "summaryTokens": 308,
+         *       "foldedFrom": null,
+         *       "createdAt": "2026-11-22T13:23:20.601Z"
+         *     }
+         */
+        CheckpointInput: {
+            /** @description The session it belongs to. */
+            sessionId: string;
+            /** @description 1, 2, ... per session, gap-free in the order compactions were stored. */
+            checkpointNum: number;
+            /** @description Compaction round of the summary (null when the compaction only masked). */
+            round: number | null;
+            /** @description What produced it: a strategy of GET /strategies (mask, rules, llm, truncate). */
+            strategy: string | null;
+            /** @description First compacted message index of the compacted input. */
+            fromMessageIndex: number | null;
+            /** @description Last compacted message index of the compacted input. */
+            toMessageIndex: number | null;
+            /** @description Messages summarised or masked. */
+            messagesCompressed: number | null;
+            /** @description The summary text (`## Session Summary (Compaction Round N)` ...); empty when the compaction only masked. */
+            summary: string;
+            /** @description Continuation facts: currentTask, completedSteps, pendingSteps, keyDecisions, relevantFiles, errors, userRequests. */
+            keyFacts: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Tokens of the conversation before compaction. */
+            originalTokens: number | null;
+            /** @description Tokens after. */
+            compressedTokens: number | null;
+            /** @description originalTokens / compressedTokens. */
+            compressionRatio: number | null;
+            /** @description Cost of the summarizer calls. */
+            summaryCostUsd: number | null;
+            /** @description The budget it compacted to (null on checkpoints stored before this field existed). */
+            targetTokens: number | null;
+            /** @description The model the tokens were counted for. */
+            model: string | null;
+            /** @description How long the compaction took, in milliseconds (folded: the sum). */
+            durationMs: number | null;
+            /** @description Tokens of the summary it wrote (null when it only masked, or for a fold). */
+            summaryTokens: number | null;
+            /** @description When older checkpoints were folded into this one (COMPACTION_MAX_CHECKPOINTS): every original checkpoint number it stands for, its own included. Totals are their sums. */
+            foldedFrom: number[] | null;
+            /** @description ISO 8601. */
+            createdAt: string;
+        };
+        /**
          * @description A conversation to compact, and how.
          * @example {
          *       "model": "gpt-4o",
@@ -2629,89 +2712,6 @@ export interface components {
             default: ("mask" | "rules" | "llm" | "truncate")[];
             /** @description Pipelines worth offering in a menu: the default first, then each strategy as it is usually run. */
             pipelines: ("mask" | "rules" | "llm" | "truncate")[][];
-        };
-        /**
-         * @example {
-         *       "sessionId": "agent-run-42",
-         *       "checkpointNum": 3,
-         *       "round": 3,
-         *       "strategy": "rules",
-         *       "fromMessageIndex": 2,
-         *       "toMessageIndex": 13,
-         *       "messagesCompressed": 12,
-         *       "summary": "## Session Summary (Compaction Round 3)\n\n### Original Task\nFix the failing test in src/db.ts\n…",
-         *       "keyFacts": {
-         *         "currentTask": "Fix the failing test in src/db.ts",
-         *         "completedSteps": [
-         *           "edited test/db.test.ts: removed `afterEach(() => close())`",
-         *           "ran npm test -- test/db.test.ts (ok)"
-         *         ],
-         *         "pendingSteps": [],
-         *         "keyDecisions": [],
-         *         "relevantFiles": [
-         *           "test/db.test.ts",
-         *           "src/db.ts",
-         *           "src/pool.ts",
-         *           "src/config.ts"
-         *         ],
-         *         "errors": [
-         *           "npm test -- test/db.test.ts: Error: Called end on pool more than once (resolved)"
-         *         ],
-         *         "userRequests": []
-         *       },
-         *       "originalTokens": 7124,
-         *       "compressedTokens": 422,
-         *       "compressionRatio": 16.88,
-         *       "summaryCostUsd": 0,
-         *       "targetTokens": 1500,
-         *       "model": "gpt-4o",
-         *       "durationMs": 63,
-         *       "summaryTokens": 308,
-         *       "foldedFrom": null,
-         *       "createdAt": "2026-11-22T13:23:20.601Z"
-         *     }
-         */
-        CheckpointInput: {
-            /** @description The session it belongs to. */
-            sessionId: string;
-            /** @description 1, 2, ... per session, gap-free in the order compactions were stored. */
-            checkpointNum: number;
-            /** @description Compaction round of the summary (null when the compaction only masked). */
-            round: number | null;
-            /** @description What produced it: a strategy of GET /strategies (mask, rules, llm, truncate). */
-            strategy: string | null;
-            /** @description First compacted message index of the compacted input. */
-            fromMessageIndex: number | null;
-            /** @description Last compacted message index of the compacted input. */
-            toMessageIndex: number | null;
-            /** @description Messages summarised or masked. */
-            messagesCompressed: number | null;
-            /** @description The summary text (`## Session Summary (Compaction Round N)` ...); empty when the compaction only masked. */
-            summary: string;
-            /** @description Continuation facts: currentTask, completedSteps, pendingSteps, keyDecisions, relevantFiles, errors, userRequests. */
-            keyFacts: {
-                [key: string]: unknown;
-            } | null;
-            /** @description Tokens of the conversation before compaction. */
-            originalTokens: number | null;
-            /** @description Tokens after. */
-            compressedTokens: number | null;
-            /** @description originalTokens / compressedTokens. */
-            compressionRatio: number | null;
-            /** @description Cost of the summarizer calls. */
-            summaryCostUsd: number | null;
-            /** @description The budget it compacted to (null on checkpoints stored before this field existed). */
-            targetTokens: number | null;
-            /** @description The model the tokens were counted for. */
-            model: string | null;
-            /** @description How long the compaction took, in milliseconds (folded: the sum). */
-            durationMs: number | null;
-            /** @description Tokens of the summary it wrote (null when it only masked, or for a fold). */
-            summaryTokens: number | null;
-            /** @description When older checkpoints were folded into this one (COMPACTION_MAX_CHECKPOINTS): every original checkpoint number it stands for, its own included. Totals are their sums. */
-            foldedFrom: number[] | null;
-            /** @description ISO 8601. */
-            createdAt: string;
         };
         /**
          * @description A conversation to count.
@@ -3729,6 +3729,89 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * @example {
+         *       "sessionId": "agent-run-42",
+         *       "checkpointNum": 3,
+         *       "round": 3,
+         *       "strategy": "rules",
+         *       "fromMessageIndex": 2,
+         *       "toMessageIndex": 13,
+         *       "messagesCompressed": 12,
+         *       "summary": "## Session Summary (Compaction Round 3)\n\n### Original Task\nFix the failing test in src/db.ts\n…",
+         *       "keyFacts": {
+         *         "currentTask": "Fix the failing test in src/db.ts",
+         *         "completedSteps": [
+         *           "edited test/db.test.ts: removed `afterEach(() => close())`",
+         *           "ran npm test -- test/db.test.ts (ok)"
+         *         ],
+         *         "pendingSteps": [],
+         *         "keyDecisions": [],
+         *         "relevantFiles": [
+         *           "test/db.test.ts",
+         *           "src/db.ts",
+         *           "src/pool.ts",
+         *           "src/config.ts"
+         *         ],
+         *         "errors": [
+         *           "npm test -- test/db.test.ts: Error: Called end on pool more than once (resolved)"
+         *         ],
+         *         "userRequests": []
+         *       },
+         *       "originalTokens": 7124,
+         *       "compressedTokens": 422,
+         *       "compressionRatio": 16.88,
+         *       "summaryCostUsd": 0,
+         *       "targetTokens": 1500,
+         *       "model": "gpt-4o",
+         *       "durationMs": 63,
+         *       "summaryTokens": 308,
+         *       "foldedFrom": null,
+         *       "createdAt": "2026-11-22T13:23:20.601Z"
+         *     }
+         */
+        Checkpoint: {
+            /** @description The session it belongs to. */
+            sessionId: string;
+            /** @description 1, 2, ... per session, gap-free in the order compactions were stored. */
+            checkpointNum: number;
+            /** @description Compaction round of the summary (null when the compaction only masked). */
+            round: number | null;
+            /** @description What produced it: a strategy of GET /strategies (mask, rules, llm, truncate). */
+            strategy: string | null;
+            /** @description First compacted message index of the compacted input. */
+            fromMessageIndex: number | null;
+            /** @description Last compacted message index of the compacted input. */
+            toMessageIndex: number | null;
+            /** @description Messages summarised or masked. */
+            messagesCompressed: number | null;
+            /** @description The summary text (`## Session Summary (Compaction Round N)` ...); empty when the compaction only masked. */
+            summary: string;
+            /** @description Continuation facts: currentTask, completedSteps, pendingSteps, keyDecisions, relevantFiles, errors, userRequests. */
+            keyFacts: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Tokens of the conversation before compaction. */
+            originalTokens: number | null;
+            /** @description Tokens after. */
+            compressedTokens: number | null;
+            /** @description originalTokens / compressedTokens. */
+            compressionRatio: number | null;
+            /** @description Cost of the summarizer calls. */
+            summaryCostUsd: number | null;
+            /** @description The budget it compacted to (null on checkpoints stored before this field existed). */
+            targetTokens: number | null;
+            /** @description The model the tokens were counted for. */
+            model: string | null;
+            /** @description How long the compaction took, in milliseconds (folded: the sum). */
+            durationMs: number | null;
+            /** @description Tokens of the summary it wrote (null when it only masked, or for a fold). */
+            summaryTokens: number | null;
+            /** @description When older checkpoints were folded into this one (COMPACTION_MAX_CHECKPOINTS): every original checkpoint number it stands for, its own included. Totals are their sums. */
+            foldedFrom: number[] | null;
+            /** @description ISO 8601. */
+            createdAt: string;
+        };
+        /**
          * @description A conversation to compact, and how.
          * @example {
          *       "model": "gpt-4o",
@@ -4132,89 +4215,6 @@ export interface components {
             default: ("mask" | "rules" | "llm" | "truncate")[];
             /** @description Pipelines worth offering in a menu: the default first, then each strategy as it is usually run. */
             pipelines: ("mask" | "rules" | "llm" | "truncate")[][];
-        };
-        /**
-         * @example {
-         *       "sessionId": "agent-run-42",
-         *       "checkpointNum": 3,
-         *       "round": 3,
-         *       "strategy": "rules",
-         *       "fromMessageIndex": 2,
-         *       "toMessageIndex": 13,
-         *       "messagesCompressed": 12,
-         *       "summary": "## Session Summary (Compaction Round 3)\n\n### Original Task\nFix the failing test in src/db.ts\n…",
-         *       "keyFacts": {
-         *         "currentTask": "Fix the failing test in src/db.ts",
-         *         "completedSteps": [
-         *           "edited test/db.test.ts: removed `afterEach(() => close())`",
-         *           "ran npm test -- test/db.test.ts (ok)"
-         *         ],
-         *         "pendingSteps": [],
-         *         "keyDecisions": [],
-         *         "relevantFiles": [
-         *           "test/db.test.ts",
-         *           "src/db.ts",
-         *           "src/pool.ts",
-         *           "src/config.ts"
-         *         ],
-         *         "errors": [
-         *           "npm test -- test/db.test.ts: Error: Called end on pool more than once (resolved)"
-         *         ],
-         *         "userRequests": []
-         *       },
-         *       "originalTokens": 7124,
-         *       "compressedTokens": 422,
-         *       "compressionRatio": 16.88,
-         *       "summaryCostUsd": 0,
-         *       "targetTokens": 1500,
-         *       "model": "gpt-4o",
-         *       "durationMs": 63,
-         *       "summaryTokens": 308,
-         *       "foldedFrom": null,
-         *       "createdAt": "2026-11-22T13:23:20.601Z"
-         *     }
-         */
-        Checkpoint: {
-            /** @description The session it belongs to. */
-            sessionId: string;
-            /** @description 1, 2, ... per session, gap-free in the order compactions were stored. */
-            checkpointNum: number;
-            /** @description Compaction round of the summary (null when the compaction only masked). */
-            round: number | null;
-            /** @description What produced it: a strategy of GET /strategies (mask, rules, llm, truncate). */
-            strategy: string | null;
-            /** @description First compacted message index of the compacted input. */
-            fromMessageIndex: number | null;
-            /** @description Last compacted message index of the compacted input. */
-            toMessageIndex: number | null;
-            /** @description Messages summarised or masked. */
-            messagesCompressed: number | null;
-            /** @description The summary text (`## Session Summary (Compaction Round N)` ...); empty when the compaction only masked. */
-            summary: string;
-            /** @description Continuation facts: currentTask, completedSteps, pendingSteps, keyDecisions, relevantFiles, errors, userRequests. */
-            keyFacts: {
-                [key: string]: unknown;
-            } | null;
-            /** @description Tokens of the conversation before compaction. */
-            originalTokens: number | null;
-            /** @description Tokens after. */
-            compressedTokens: number | null;
-            /** @description originalTokens / compressedTokens. */
-            compressionRatio: number | null;
-            /** @description Cost of the summarizer calls. */
-            summaryCostUsd: number | null;
-            /** @description The budget it compacted to (null on checkpoints stored before this field existed). */
-            targetTokens: number | null;
-            /** @description The model the tokens were counted for. */
-            model: string | null;
-            /** @description How long the compaction took, in milliseconds (folded: the sum). */
-            durationMs: number | null;
-            /** @description Tokens of the summary it wrote (null when it only masked, or for a fold). */
-            summaryTokens: number | null;
-            /** @description When older checkpoints were folded into this one (COMPACTION_MAX_CHECKPOINTS): every original checkpoint number it stands for, its own included. Totals are their sums. */
-            foldedFrom: number[] | null;
-            /** @description ISO 8601. */
-            createdAt: string;
         };
         /**
          * @description A conversation to count.

@@ -133,7 +133,7 @@ export async function estimateCommand(argv: string[], io: Io): Promise<number> {
   const conv = conversationFrom(input.text, { ...(format ? { format } : {}), ...(source ? { source } : {}), ...(scope ? { scope } : {}) })
   const body: EstimateInput = {
     messages: conv.messages,
-    ...(conv.system !== undefined ? { system: conv.system } : {}),
+    ...(conv.system !== undefined ? { system: conv.system as EstimateInput['system'] } : {}),
     ...(conv.format ? { format: conv.format } : {}),
     ...(args.values.get('model') ?? conv.model ? { model: args.values.get('model') ?? conv.model } : {}),
     ...(method ? { method } : {}),
@@ -193,7 +193,7 @@ export async function compactCommand(argv: string[], io: Io): Promise<number> {
   const model = args.values.get('model') ?? conv.model
   const body: CompactRequest = {
     messages: conv.messages,
-    ...(conv.system !== undefined ? { system: conv.system } : {}),
+    ...(conv.system !== undefined ? { system: conv.system as CompactRequest['system'] } : {}),
     ...(conv.format ? { format: conv.format } : {}),
     ...(model ? { model } : {}),
     ...(target !== undefined ? { targetTokens: target } : {}),

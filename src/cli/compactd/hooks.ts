@@ -15,7 +15,7 @@
  * non-blocking error); nothing to do is exit 0.
  */
 import fs from 'node:fs'
-import type { CompactResponse } from '../../services/compact.ts'
+import type { CompactResponse } from '../../use-cases/compact/compute.ts'
 import { CliError, UsageError, intFlag, parseArgs } from './args.ts'
 import { DEFAULT_URL, request, serverFrom, type Server } from './client.ts'
 import { fsReason, type Io } from './io.ts'

@@ -1,6 +1,6 @@
 /**
- * Background updates (src/sessions/worker.ts): few round trips, since each costs the
- * event loop a system call or two, and the API shares it.
+ * Background updates (src/use-cases/sessions/summary-update.ts): few round trips, since
+ * each costs the event loop a system call or two, and the API shares it.
  */
 import { sql, type Transaction } from 'kysely'
 import { decodeJson, decodeText } from '../../db/nul.ts'

@@ -4,10 +4,10 @@
  * (src/plugins/compute-pool.ts) runs it on a thread, or on the event loop when it is small.
  * A function of its input alone; the messages cross as structured-cloneable data.
  */
-import type { Config } from '../config.ts'
-import type { CanonicalMessage } from '../engine/messages/index.ts'
-import { messageTokens, type MessageCountCache } from '../engine/tokens/count.ts'
-import { defaultCounter, modelFor } from '../services/estimate.ts'
+import type { Config } from '../../config.ts'
+import type { CanonicalMessage } from '../../engine/messages/index.ts'
+import { messageTokens, type MessageCountCache } from '../../engine/tokens/count.ts'
+import { defaultCounter, modelFor } from '../model-budget.ts'
 
 export interface AppendCountsInput {
   messages: CanonicalMessage[]

@@ -1,26 +1,23 @@
 /**
- * The CPU-heavy tasks the compute pool (src/plugins/compute-pool.ts) runs in worker
- * threads, or on the event loop when they are small: each a function of the server's
- * configuration and one structured-cloneable input, with no I/O. The thread entry
- * (src/plugins/compute-worker.ts) calls runTask(); errors cross back as data (the
- * structured clone keeps an Error's message, not its class or fields) and are rebuilt
- * by fromWire(), so a pooled 400 or 422 is the same response as an inline one.
+ * The CPU-heavy parts of the use cases, as tasks: each a function of the server's
+ * configuration and one structured-cloneable input, with no I/O, so the compute pool
+ * (src/plugins/compute-pool.ts) can run it in a worker thread, or on the event loop when
+ * it is small. ComputeRunner is the port a use case is handed (its `compute`
+ * dependency); the pool implements it, and inlineCompute() is the stand-in without one
+ * (tests, the library). The thread boundary (errors as data) is the pool's:
+ * src/plugins/compute-wire.ts.
  */
 import type { Config } from '../config.ts'
-import { CompactionError } from '../engine/compaction/compact.ts'
 import { llmSummarizer } from '../engine/compaction/summarizers/llm.ts'
 import type { SummarizerClient } from '../engine/compaction/types.ts'
-import { MessageFormatError } from '../engine/messages/errors.ts'
 import type { MessageCountCache } from '../engine/tokens/count.ts'
-import { ApiError, apiErrorFields, type DescribedError } from '../errors.ts'
 import type { ProviderTokenCounter } from '../providers/anthropic-count.ts'
-import type { ThreadCacheStats } from '../plugins/token-cache-store.ts'
-import { computeAppendCounts } from '../sessions/append-counts.ts'
-import { computeContextCompaction } from '../sessions/context-compaction.ts'
-import { computeRulesUpdate } from '../sessions/rules-update.ts'
-import { computeCompaction } from './compact.ts'
-import { estimate, type EstimateInput } from './estimate.ts'
-import { importAgentLog, type ImportRequest } from './import.ts'
+import { computeCompaction } from './compact/compute.ts'
+import { estimate, type EstimateInput } from './estimate/count.ts'
+import { importAgentLog, type ImportRequest } from './import/convert.ts'
+import { computeAppendCounts } from './sessions/append-counts.ts'
+import { computeContextCompaction } from './sessions/context-compaction.ts'
+import { computeRulesUpdate } from './sessions/rules-update.ts'
 
 export const computeTasks = {
   /** POST /compact: parse, compact, serialize; with the llm strategy, through env.summarizer (a stand-in on a thread). */
@@ -100,7 +97,7 @@ export const WARM_UP: TaskInput<'compact'> = {
   },
 }
 
-/** What services call: the compute pool, or anything that runs a task the same way. */
+/** What use cases are handed: the compute pool, or anything that runs a task the same way (inlineCompute). */
 export interface ComputeRunner {
   run<K extends TaskName>(task: K, input: TaskInput<K>, opts?: RunOptions): Promise<TaskOutput<K>>
 }
@@ -111,52 +108,13 @@ export async function runInline<K extends TaskName>(config: Config, task: K, inp
   return fn(config, input, env)
 }
 
-// ---------------------------------------------------------------------------
-// Across the thread boundary
-
-export type WireError =
-  | ({ kind: 'api' } & DescribedError)
-  | { kind: 'message_format'; field: string; reason: string; index: number | null }
-  | { kind: 'compaction'; code: CompactionError['code']; message: string; details: Record<string, unknown> }
-  | { kind: 'other'; name: string; message: string; stack?: string }
-
-export type TaskOutcome<T = unknown> = ({ ok: true; value: T } | { ok: false; error: WireError }) & {
-  /** The thread's token-count cache during the task (src/plugins/compute-worker.ts). */
-  tokenCache?: ThreadCacheStats
-}
-
-/** The worker thread's side: a task's result, or its error as data. */
-export async function runTask(config: Config, task: TaskName, input: unknown, env: TaskEnv = {}): Promise<TaskOutcome> {
-  try {
-    if (!Object.hasOwn(computeTasks, task)) throw new Error(`unknown compute task ${JSON.stringify(task)}`)
-    return { ok: true, value: await runInline(config, task, input as never, env) }
-  } catch (err) {
-    return { ok: false, error: toWire(err) }
-  }
-}
-
-export function toWire(err: unknown): WireError {
-  if (err instanceof ApiError) return { kind: 'api', ...apiErrorFields(err) }
-  if (err instanceof MessageFormatError) return { kind: 'message_format', field: err.field, reason: err.reason, index: err.index }
-  if (err instanceof CompactionError) return { kind: 'compaction', code: err.code, message: err.message, details: err.details }
-  const e = err as { name?: unknown; message?: unknown; stack?: unknown }
-  return { kind: 'other', name: String(e?.name ?? 'Error'), message: String(e?.message ?? err), ...(typeof e?.stack === 'string' ? { stack: e.stack } : {}) }
-}
-
-/** The main thread's side: the error the task threw, as the class the error handler knows. */
-export function fromWire(w: WireError): Error {
-  switch (w.kind) {
-    case 'api':
-      return new ApiError(w.statusCode, w.code, w.message, w.issues, w.details, w.headers)
-    case 'message_format':
-      return new MessageFormatError(w.field, w.reason, w.index)
-    case 'compaction':
-      return new CompactionError(w.code, w.message, w.details)
-    default: {
-      const err = new Error(w.message)
-      err.name = w.name
-      if (w.stack) err.stack = w.stack
-      return err
-    }
+/** A ComputeRunner that runs every task on this thread: what a use case uses when it is handed no pool. */
+export function inlineCompute(config: Config, tokenCache?: { for(tenantId: string): MessageCountCache }): ComputeRunner {
+  return {
+    run(task, input, opts = {}) {
+      const signal = typeof opts.signal === 'function' ? opts.signal() : opts.signal
+      const cache = opts.cacheScope === undefined ? undefined : tokenCache?.for(opts.cacheScope)
+      return runInline(config, task, input, { ...(cache ? { tokenCache: cache } : {}), ...(opts.summarizer ? { summarizer: opts.summarizer } : {}), ...(signal ? { signal } : {}) })
+    },
   }
 }

@@ -4,10 +4,10 @@
  * (worker.ts) runs it in the compute pool (src/plugins/compute-pool.ts), or on the event
  * loop for small updates; what goes in and comes out is structured-cloneable.
  */
-import type { Config } from '../config.ts'
-import { emptySummary, parseSummary, sessionExchanges, updateSummary } from '../engine/sessions/index.ts'
-import { defaultCounter, modelFor } from '../services/estimate.ts'
-import { toCanonical, type SessionSettings, type StoredMessage } from './repository.ts'
+import type { Config } from '../../config.ts'
+import { emptySummary, parseSummary, sessionExchanges, updateSummary } from '../../engine/sessions/index.ts'
+import { defaultCounter, modelFor } from '../model-budget.ts'
+import { toCanonical, type SessionSettings, type StoredMessage } from '../../sessions/repository.ts'
 
 export interface RulesUpdateInput {
   settings: SessionSettings

@@ -25,6 +25,13 @@ export const systemField = z
   .optional()
   .describe('Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message.')
 
+/** Session ids are the caller's: short, printable, safe in URLs. */
+export const sessionIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'use 1-200 characters from A-Z a-z 0-9 . _ : -')
+
 export const thresholdOverrideFields = {
   contextLimit: z.int().positive().max(100_000_000).optional().describe("Override the model's context window (e.g. for an unknown model)."),
   systemReserve: z.int().min(0).optional().describe('Tokens reserved for the system prompt and tools. Default 2000 (COMPACTION_SYSTEM_RESERVE).'),

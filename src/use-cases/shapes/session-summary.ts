@@ -1,10 +1,12 @@
 /**
  * The rolling summary's request and response shapes (GET, PUT and refresh of
- * /sessions/:id/summary), apart from routes/sessions.ts so each file stays one reading.
+ * /sessions/:id/summary), apart from ./sessions.ts so each file stays one reading.
  */
 import { z } from 'zod'
-import { SUMMARY_UNAVAILABLE } from '../src/sessions/service.ts'
-import { storable } from './schemas.ts'
+import { storable } from './common.ts'
+
+/** Seed 000's fallback when neither the database nor this process has a summary. */
+export const SUMMARY_UNAVAILABLE = '[Summary temporarily unavailable]'
 
 export const updateStateSchema = z
   .object({ status: z.enum(['pending', 'running', 'failed']).describe('pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.') })

@@ -1,51 +1,16 @@
 /**
- * POST /estimate's domain: parse any format, count tokens by the chosen method, and
- * compare with the model's compaction threshold.
+ * The model and budget rules every use case shares: which model a request means (its
+ * window, for unknown ones the configured defaults), the compaction threshold its
+ * settings give (or a 400 when they leave no room), and the token counter a model gets.
+ * /estimate, /compact, the sessions and the summary worker all read them here; they
+ * need the server's configuration and speak in API errors, so they live in the use-case
+ * layer rather than in the engine (whose budget arithmetic they call).
  */
 import type { Config } from '../config.ts'
 import { availableTokens, compactionThreshold, type ThresholdSettings } from '../engine/budget.ts'
-import type { CanonicalMessage, MessageFormat } from '../engine/messages/canonical.ts'
-import { parseConversation, serializeConversation } from '../engine/messages/index.ts'
 import { resolveModel, type ModelInfo } from '../engine/models/registry.ts'
-import { countConversation, heuristicCounter, tokenizerCounter, type MessageCountCache, type TokenCounter } from '../engine/tokens/count.ts'
+import { heuristicCounter, tokenizerCounter, type MessageCountCache, type TokenCounter } from '../engine/tokens/count.ts'
 import { ApiError } from '../errors.ts'
-import type { ProviderTokenCounter } from '../providers/anthropic-count.ts'
-
-export type EstimateMethod = 'tokenizer' | 'heuristic' | 'provider'
-
-export interface EstimateInput {
-  messages: unknown[]
-  format?: MessageFormat
-  model?: string
-  system?: unknown
-  tools?: unknown[]
-  method?: EstimateMethod
-  contextLimit?: number
-  systemReserve?: number
-  outputReserve?: number
-  safetyBuffer?: number
-  thresholdPercent?: number
-}
-
-export interface EstimateResult {
-  model: string
-  modelKnown: boolean
-  provider: string
-  format: MessageFormat
-  method: EstimateMethod
-  encoding?: string
-  safetyMargin: number
-  totalTokens: number
-  toolsTokens: number
-  perMessage: { index: number; role: string; tokens: number }[]
-  contextLimit: number
-  maxOutputTokens: number
-  threshold: number
-  /** Present when threshold is 0 because the server's default reserves fill the model's window: why, and what to give. */
-  thresholdNote?: string
-  shouldCompact: boolean
-  fallback?: { from: EstimateMethod; reason: string }
-}
 
 export function thresholdSettings(config: Config, input: Partial<ThresholdSettings>): ThresholdSettings {
   return {
@@ -169,64 +134,3 @@ export function defaultCounter(model: ModelInfo, method?: 'tokenizer' | 'heurist
   return model.encoding ? tokenizerCounter(model.encoding, cache) : heuristicCounter(true, cache)
 }
 
-/** Messages to count: a separately given `system` counts as a leading system message. */
-function withSystem(messages: CanonicalMessage[], format: MessageFormat, system: unknown, hasAnthropicSystem: boolean): CanonicalMessage[] {
-  if (system === undefined || hasAnthropicSystem) return messages
-  const text = typeof system === 'string' ? system : JSON.stringify(system)
-  return [{ role: 'system', parts: [{ type: 'text', text }], index: -1, format, raw: system }, ...messages]
-}
-
-export async function estimate(config: Config, input: EstimateInput, providerCounter: ProviderTokenCounter, cache?: MessageCountCache): Promise<EstimateResult> {
-  const conversation = parseConversation(input.messages, { format: input.format, system: input.system })
-  const model = modelFor(config, input.model, input.contextLimit)
-  // Before counting: a request whose own settings leave no room is refused cheaply.
-  const { threshold, note } = estimateThreshold(config, model, input)
-  const messages = withSystem(conversation.messages, conversation.format, input.system, conversation.anthropicSystem !== undefined)
-
-  let method: EstimateMethod
-  let counter: TokenCounter
-  let fallback: EstimateResult['fallback']
-  let providerTotal: number | undefined
-
-  if (input.method === 'provider') {
-    counter = heuristicCounter(!model.encoding, cache)
-    method = 'heuristic'
-    if (model.provider !== 'anthropic') {
-      fallback = { from: 'provider', reason: `provider counting is available for Anthropic models only; "${model.id}" is ${model.provider}` }
-    } else {
-      const serialized = serializeConversation(conversation.messages, 'anthropic')
-      const system = serialized.system ?? (conversation.format === 'anthropic' ? undefined : input.system)
-      const res = await providerCounter.count({ model: model.id, messages: serialized.messages, system, tools: input.tools })
-      if (res.ok) {
-        method = 'provider'
-        providerTotal = res.inputTokens
-      } else {
-        fallback = { from: 'provider', reason: res.reason }
-      }
-    }
-  } else {
-    counter = defaultCounter(model, input.method, cache)
-    method = counter.method
-  }
-
-  const counted = countConversation(messages, counter, input.tools, model.encoding)
-  const totalTokens = providerTotal ?? counted.totalTokens
-  return {
-    model: model.id,
-    modelKnown: model.known,
-    provider: model.provider,
-    format: conversation.format,
-    method,
-    ...(method === 'tokenizer' && model.encoding ? { encoding: model.encoding } : {}),
-    safetyMargin: method === 'provider' ? 1 : counter.margin,
-    totalTokens,
-    toolsTokens: counted.toolsTokens,
-    perMessage: messages.map((m, i) => ({ index: m.index, role: m.role, tokens: counted.perMessage[i]! })),
-    contextLimit: model.contextLimit,
-    maxOutputTokens: model.maxOutputTokens,
-    threshold,
-    ...(note ? { thresholdNote: note } : {}),
-    shouldCompact: totalTokens >= threshold,
-    ...(fallback ? { fallback } : {}),
-  }
-}

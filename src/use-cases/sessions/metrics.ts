@@ -3,8 +3,8 @@
  * implements it (AppMetrics) and the sessions plugin passes it in, so the domain never
  * imports the HTTP layer. Without one, nothing is reported.
  */
-import type { CompactionMetrics } from '../services/compact.ts'
-import type { PriorityName } from './queue.ts'
+import type { CompactionMetrics } from '../compact/compute.ts'
+import type { PriorityName } from '../../sessions/queue.ts'
 
 /** How a summary update was computed: rules, the model, or rules after the model failed. */
 export type UpdateMode = 'rules' | 'llm' | 'llm-fallback'

@@ -1,108 +1,37 @@
 /**
- * POST /compact's domain: parse any format, turn the request into CompactOptions
- * (defaults from configuration, the target from the model's threshold like /estimate),
- * run the engine with the server's summarizer when `llm` is asked for, write the result
- * back in the caller's format, and store a checkpoint when a session is named.
+ * POST /compact's CPU part (the compute task `compact`) and the request's checks: parse
+ * any format, turn the request into CompactOptions (defaults from configuration, the
+ * target from the model's threshold like /estimate), run the engine with the server's
+ * summarizer when `llm` is asked for, and write the result back in the caller's format.
+ * The use case around it (storage, the pool) is ./compact.ts.
  */
-import type { Kysely } from 'kysely'
-import { insertCheckpoint, latestRound, type CheckpointData } from '../checkpoints/repository.ts'
-import type { Config } from '../config.ts'
-import type { Database } from '../db/schema.ts'
-import { compact, CompactionError } from '../engine/compaction/compact.ts'
-import { llmSummarizer } from '../engine/compaction/summarizers/llm.ts'
-import { LLM_STRATEGY_NAMES, pipelineNeedsLlm, type RegisteredStrategyName as StrategyName } from '../engine/compaction/strategies/index.ts'
-import {
-  DEFAULT_COMPACT_OPTIONS,
-  type CompactionEvent,
-  type CompactOptions,
-  type CompactResult,
-  type FallbackRecord,
-  type KeyFacts,
-  type PlanRange,
-  type RepairRecord,
-  type Summarizer,
-  type SummarizerClient,
-} from '../engine/compaction/types.ts'
-import type { CanonicalMessage, MessageFormat } from '../engine/messages/canonical.ts'
-import type { MessageCountCache } from '../engine/tokens/count.ts'
-import { parseConversation, serializeConversation } from '../engine/messages/index.ts'
-import { ApiError } from '../errors.ts'
-import type { SummarizerProvider, SummarizerRegistry } from '../providers/summarizer-clients.ts'
-import { summarizerUnavailable } from '../providers/summarizer-model.ts'
-import type { ComputeRunner } from './compute-tasks.ts'
-import { defaultCounter, modelFor, refuseSettingsWithoutRoom, thresholdOrRefuse } from './estimate.ts'
+import type { z } from 'zod'
+import type { CheckpointData } from '../../checkpoints/repository.ts'
+import type { Config } from '../../config.ts'
+import { compact, CompactionError } from '../../engine/compaction/compact.ts'
+import { LLM_STRATEGY_NAMES, pipelineNeedsLlm, type RegisteredStrategyName as StrategyName } from '../../engine/compaction/strategies/index.ts'
+import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type CompactResult, type Summarizer, type SummarizerClient } from '../../engine/compaction/types.ts'
+import type { CanonicalMessage } from '../../engine/messages/canonical.ts'
+import type { MessageCountCache } from '../../engine/tokens/count.ts'
+import { parseConversation, serializeConversation } from '../../engine/messages/index.ts'
+import { ApiError } from '../../errors.ts'
+import type { SummarizerRegistry } from '../../providers/summarizer-clients.ts'
+import { summarizerUnavailable } from '../../providers/summarizer-model.ts'
+import { defaultCounter, modelFor, refuseSettingsWithoutRoom, thresholdOrRefuse } from '../model-budget.ts'
+import type { compactBody, compactResponse } from '../shapes/compact.ts'
 
 /** clearToolInputs: true shortens tool-call arguments over this many tokens. */
 export const CLEAR_TOOL_INPUTS_DEFAULT_TOKENS = 200
 
-export interface CompactRequest {
-  messages: unknown[]
-  format?: MessageFormat
-  model?: string
-  system?: unknown
-  targetTokens?: number
-  keepFirst?: number
-  keepRecent?: number
-  keepRecentTokens?: number
-  strategy?: StrategyName | StrategyName[]
-  keepToolResults?: number
-  excludeTools?: string[]
-  clearToolInputs?: boolean | number
-  preserveErrorDetails?: boolean
-  maxSummaryTokens?: number
-  summaryRole?: 'system' | 'developer' | 'user' | 'assistant'
-  summarizer?: { provider: SummarizerProvider; model?: string }
-  instructions?: string
-  instructionsMode?: 'replace' | 'append'
-  dryRun?: boolean
-  force?: boolean
-  sessionId?: string
-  onBrokenInput?: 'repair' | 'reject'
-  contextLimit?: number
-  systemReserve?: number
-  outputReserve?: number
-  safetyBuffer?: number
-  thresholdPercent?: number
-}
-
-export interface CompactResponse {
-  compacted: boolean
-  reason?: string
-  messages: unknown[]
-  system?: unknown
-  format: MessageFormat
-  model: string
-  targetTokens: number
-  strategy: StrategyName | 'none'
-  fallbacks: FallbackRecord[]
-  repairs: RepairRecord[]
-  plan: PlanRange[]
-  event: CompactionEvent
-  summary?: { text: string; keyFacts: KeyFacts; role: string; index: number }
-  checkpoint?: { sessionId: string; checkpointNum: number; folded?: { into: number; from: number[] } }
-}
+/** POST /compact's body, as the route validated it (src/use-cases/shapes/compact.ts). */
+export type CompactRequest = z.infer<typeof compactBody>
+/** POST /compact's answer; its `checkpoint` only when a session was named. */
+export type CompactResponse = z.infer<typeof compactResponse>
 
 /** What compaction use cases report; the metrics plugin implements it. */
 export interface CompactionMetrics {
   /** One compaction that compacted (dry runs are not reported). */
-  onCompaction(event: Pick<CompactionEvent, 'strategy' | 'tokensBefore' | 'tokensAfter'>): void
-}
-
-export interface CompactContext {
-  config: Config
-  db: Kysely<Database>
-  summarizers: SummarizerRegistry
-  metrics?: CompactionMetrics
-  tenantId: string
-  /** Fires when the client goes away: provider calls stop, a queued compaction leaves the queue. */
-  signal?: AbortSignal
-  log?: { warn(obj: object, msg: string): void }
-  /** Runs the CPU part (computeCompaction) in the compute pool; absent: on the event loop. */
-  compute?: ComputeRunner
-  /** The request body's size in bytes (Content-Length), which decides pool or event loop. */
-  bodyBytes?: number
-  /** Per-message token counts remembered across requests (src/plugins/token-cache.ts), per tenant. */
-  tokenCache?: { for(tenantId: string): MessageCountCache }
+  onCompaction(event: Pick<CompactResponse['event'], 'strategy' | 'tokensBefore' | 'tokensAfter'>): void
 }
 
 /** The input of computeCompaction in the compute pool: structured-cloneable data only. */
@@ -167,36 +96,6 @@ export function checkedSummarizer(config: Config, registry: SummarizerRegistry, 
   const strategy = strategyList(input.strategy, config)
   checkSummarizerUse(input, strategy)
   return pipelineNeedsLlm(strategy) ? pickSummarizer(registry, input.summarizer) : undefined
-}
-
-/**
- * POST /compact: the request checked, the session's round read, the CPU part
- * (computeCompaction) run in the compute pool (on the event loop: small bodies of ordinary
- * text), then the checkpoint stored. With the llm strategy the provider client stays here
- * and answers the thread's completion calls (services/summarizer-bridge.ts).
- */
-export async function compactConversation(ctx: CompactContext, input: CompactRequest): Promise<CompactResponse> {
-  const { config } = ctx
-  const llm = checkedSummarizer(config, ctx.summarizers, input)
-  const previousRound = input.sessionId ? await latestRound(ctx.db, ctx.tenantId, input.sessionId) : undefined
-  const task: CompactTaskInput = { request: input, ...(previousRound ? { previousRound } : {}) }
-  const computed = !ctx.compute
-    ? await computeCompaction(config, task, { ...(llm ? { llm: llmSummarizer(llm) } : {}), signal: ctx.signal, tokenCache: ctx.tokenCache?.for(ctx.tenantId) })
-    : await ctx.compute.run('compact', task, { signal: ctx.signal, bytes: ctx.bodyBytes, cacheScope: ctx.tenantId, ...(llm ? { summarizer: llm } : {}) })
-  const { response } = computed
-  // A compaction done, not a dry run: what a checkpoint is stored for.
-  if (computed.checkpoint) ctx.metrics?.onCompaction(response.event)
-
-  let checkpoint: CompactResponse['checkpoint']
-  if (input.sessionId && computed.checkpoint) {
-    const stored = await insertCheckpoint(ctx.db, ctx.tenantId, input.sessionId, computed.checkpoint, { maxCheckpoints: config.COMPACTION_MAX_CHECKPOINTS })
-    checkpoint = {
-      sessionId: input.sessionId,
-      checkpointNum: stored.checkpoint.checkpointNum,
-      ...(stored.folded ? { folded: stored.folded } : {}),
-    }
-  }
-  return { ...response, ...(checkpoint ? { checkpoint } : {}) }
 }
 
 /**

@@ -1,15 +1,15 @@
 /**
- * GET /sessions/:id/context's compaction (src/sessions/service.ts builds the input): the
+ * GET /sessions/:id/context's compaction (./context.ts builds the input): the
  * session's head, summary and window trimmed to the budget by the offline strategies and
  * written in the requested format. A function of its input alone, so the compute pool
  * (src/plugins/compute-pool.ts) runs it on a thread, or on the event loop when it is small.
  */
-import type { Config } from '../config.ts'
-import { compact } from '../engine/compaction/compact.ts'
-import type { CompactionEvent, CompactOptions, StrategyName } from '../engine/compaction/types.ts'
-import { serializeConversation, type CanonicalMessage, type MessageFormat } from '../engine/messages/index.ts'
-import type { MessageCountCache } from '../engine/tokens/count.ts'
-import { defaultCounter, modelFor } from '../services/estimate.ts'
+import type { Config } from '../../config.ts'
+import { compact } from '../../engine/compaction/compact.ts'
+import type { CompactionEvent, CompactOptions, StrategyName } from '../../engine/compaction/types.ts'
+import { serializeConversation, type CanonicalMessage, type MessageFormat } from '../../engine/messages/index.ts'
+import type { MessageCountCache } from '../../engine/tokens/count.ts'
+import { defaultCounter, modelFor } from '../model-budget.ts'
 
 export interface ContextCompactionInput {
   /** Head (system prompt, summary, evicted messages not yet folded in) and window, in order. */
