@@ -11,6 +11,8 @@ import { ApiError, errorResponseSchema, standardErrorResponses } from '../src/er
 import { getSummaryVersion, listMessages, listSessions, listSummaryVersions, MAX_LIST_PAGE, SESSION_SORTS, type SummaryVersionInfo } from '../src/sessions/browse.ts'
 import { displayText } from '../src/sessions/service.ts'
 import { sessionIdSchema } from './compact.ts'
+import { formatEnum } from './schemas.ts'
+import type { MessageFormat } from '../src/engine/messages/registry.ts'
 
 const params = z.object({ id: sessionIdSchema.describe('The session id.') })
 const errors = { ...standardErrorResponses, 404: errorResponseSchema }
@@ -175,7 +177,7 @@ export default async function browseRoutes(app: FastifyInstance) {
         200: z
           .object({
             sessionId: z.string().describe('The session.'),
-            format: z.enum(['openai', 'anthropic', 'ai-sdk']).nullable().describe("The session's message format."),
+            format: formatEnum.nullable().describe("The session's message format."),
             items: z.array(
               z.object({
                 seq: z.int().describe('Position in the session (1, 2, ...).'),
@@ -197,7 +199,7 @@ export default async function browseRoutes(app: FastifyInstance) {
       if (!page) throw notFound(req.params.id)
       return {
         sessionId: req.params.id,
-        format: page.format as 'openai' | 'anthropic' | 'ai-sdk' | null,
+        format: page.format as MessageFormat | null,
         items: page.items.map((m) => ({ ...m, messageAt: m.messageAt.toISOString() })),
         nextCursor: page.nextCursor,
       }

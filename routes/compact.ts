@@ -5,7 +5,7 @@ import { z } from 'zod'
 import { errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
 import { contentLength } from '../src/plugins/compute-pool.ts'
 import { compactConversation } from '../src/services/compact.ts'
-import { formatField, messagesField, modelField, systemField, thresholdOverrideFields } from './schemas.ts'
+import { formatField, messagesField, modelField, systemField, thresholdOverrideFields, formatEnum } from './schemas.ts'
 
 const strategyName = z.enum(['mask', 'rules', 'llm', 'truncate'])
 
@@ -144,7 +144,7 @@ const compactResponse = z
     reason: z.string().optional().describe('Why nothing was changed, when compacted is false.'),
     messages: z.array(z.unknown()).describe('The conversation in the input format. Kept messages are byte-identical to the input objects.'),
     system: z.unknown().optional().describe('Top-level system prompt: Anthropic output, or the `system` you sent (returned unchanged).'),
-    format: z.enum(['openai', 'anthropic', 'ai-sdk']).describe('Format of `messages` (the input format).'),
+    format: formatEnum.describe('Format of `messages` (the input format).'),
     model: z.string().describe('Model the budget was counted for.'),
     targetTokens: z.int().describe('The budget used (the request\'s, or the model\'s compaction threshold).'),
     strategy: z.enum(['mask', 'rules', 'llm', 'truncate', 'none']).describe('What produced the result: the summarizer that wrote the summary, `mask` when masking sufficed, `none` when unchanged.'),

@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { standardErrorResponses } from '../src/errors.ts'
 import { clientGoneSignal, contentLength } from '../src/plugins/compute-pool.ts'
+import { formatEnum } from './schemas.ts'
 
 const SOURCES = ['claude-code', 'codex', 'gemini-cli', 'pi', 'swe-agent'] as const
 
@@ -21,7 +22,7 @@ const importBody = z
       .enum(SOURCES)
       .optional()
       .describe(`Which agent wrote it: ${SOURCE_LIST}. Detected from the content when omitted.`),
-    format: z.enum(['openai', 'anthropic', 'ai-sdk']).optional().describe('Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages or Vercel AI SDK ModelMessage.'),
+    format: formatEnum.optional().describe('Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages or Vercel AI SDK ModelMessage.'),
     scope: z
       .enum(['all', 'current'])
       .optional()
@@ -47,7 +48,7 @@ const importResponse = z
   .object({
     source: z.enum(SOURCES).describe('The agent that wrote the log.'),
     detected: z.boolean().describe('True when `source` was detected from the content, false when given.'),
-    format: z.enum(['openai', 'anthropic', 'ai-sdk']).describe('Format of `messages`.'),
+    format: formatEnum.describe('Format of `messages`.'),
     scope: z.enum(['all', 'current']),
     messages: z.array(z.unknown()).describe('The conversation in `format`, tool calls paired with their results. Ready for /estimate, /compact or a provider.'),
     system: z.unknown().optional().describe('Anthropic top-level system prompt (format anthropic, when the log has system messages).'),

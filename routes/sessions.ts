@@ -9,7 +9,7 @@ import { ApiError, errorResponseSchema, standardErrorResponses } from '../src/er
 import { BATCH_SIZE, DEFAULT_SUMMARY_BUDGET, DEFAULT_WINDOW_MESSAGES, DEFAULT_WINDOW_TOKENS } from '../src/sessions/repository.ts'
 import { SUMMARY_UNAVAILABLE } from '../src/sessions/service.ts'
 import { sessionIdSchema } from './compact.ts'
-import { formatField, messagesField, modelField, storable } from './schemas.ts'
+import { formatField, messagesField, modelField, storable, formatEnum } from './schemas.ts'
 import { putSummaryBody, putSummaryResponse, refreshResponse, summarySchema, updateStateSchema } from './session-summary-schemas.ts'
 
 const params = z.object({ id: sessionIdSchema.describe('The session id, chosen by the caller (1-200 characters from A-Z a-z 0-9 . _ : -).') })
@@ -76,7 +76,7 @@ const putSessionBody = z
 
 const settingsSchema = z
   .object({
-    format: z.enum(['openai', 'anthropic', 'ai-sdk']).optional().describe('Format of the stored messages.'),
+    format: formatEnum.optional().describe('Format of the stored messages.'),
     model: z.string().optional().describe('Model of the session.'),
     system: z.unknown().optional().describe('System prompt, when set.'),
     windowMessages: z.int().describe('Window size in messages.'),
@@ -192,7 +192,7 @@ const contextQuery = z.object({
 const contextResponse = z
   .object({
     sessionId: z.string().describe('The session.'),
-    format: z.enum(['openai', 'anthropic', 'ai-sdk']).describe('Format of `messages` (and `system`).'),
+    format: formatEnum.describe('Format of `messages` (and `system`).'),
     model: z.string().describe('Model the tokens were counted for.'),
     budget: z.int().describe('The budget the context fits.'),
     tokens: z.int().describe('Tokens of the returned context.'),

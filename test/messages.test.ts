@@ -544,8 +544,10 @@ t.test('createTextMessage in each format', async (t) => {
   const sdkDev = getAdapter('ai-sdk').createTextMessage('developer', 'x')
   t.same([sdkDev.role, sdkDev.raw], ['system', { role: 'system', content: 'x' }], 'AI SDK has no developer role')
   for (const role of ['system', 'developer'] as const) {
-    const err = catchFormatError(() => getAdapter('anthropic').createTextMessage(role, 'x'))
-    t.match(err.message, /top-level `system`/)
+    // Anthropic has no system role inside messages: the text goes to the top-level system.
+    const m = getAdapter('anthropic').createTextMessage(role, 'x')
+    t.same([m.role, m.raw], ['system', 'x'])
+    t.same(serializeConversation([m, getAdapter('anthropic').createTextMessage('user', 'hi')], 'anthropic'), { messages: [{ role: 'user', content: 'hi' }], system: 'x' })
   }
 })
 

@@ -23,7 +23,7 @@ import type { Config } from '../config.ts'
 import type { Database } from '../db/schema.ts'
 import { CompactionError } from '../engine/compaction/compact.ts'
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type StrategyName } from '../engine/compaction/types.ts'
-import { CREATED_INDEX, isSystemLike, parseConversation, type CanonicalMessage, type MessageFormat } from '../engine/messages/index.ts'
+import { createdSystemMessage, isSystemLike, parseConversation, sessionSystemMessages, withoutTimestamps, type CanonicalMessage, type MessageFormat } from '../engine/messages/index.ts'
 import {
   continuationOf,
   parseSummary,
@@ -578,10 +578,10 @@ export class SessionService {
 
     const all = toCanonical(snap.rows, sessionFormat)
     const head: CanonicalMessage[] = []
-    if (settings.system !== undefined) head.push(...systemMessages(settings.system, sessionFormat))
+    if (settings.system !== undefined) head.push(...sessionSystemMessages(settings.system, sessionFormat))
     head.push(...all.filter(isSystemLike))
     const summaryText = snap.summary ? displayText(snap.summary.content).trim() : ''
-    if (summaryText) head.push(createdSystem(`Summary of the earlier part of this session (rolling summary, version ${snap.summary!.version}):\n\n${summaryText}`))
+    if (summaryText) head.push(createdSystemMessage(`Summary of the earlier part of this session (rolling summary, version ${snap.summary!.version}):\n\n${summaryText}`, sessionFormat))
     const messages = [...head, ...all.filter((m) => !isSystemLike(m))]
 
     const strategy = this.config.COMPACTION_DEFAULT_STRATEGY.map((s): StrategyName => (s === 'llm' ? 'rules' : s))
@@ -623,22 +623,10 @@ export class SessionService {
       strategy: result.strategy,
       summaryVersion: snap.summary?.version ?? 0,
       stale: snap.evicted > 0,
-      messages: result.messages.map((m) => withoutTimestamps(m, format)),
+      messages: result.messages.map((m) => withoutTimestamps(m, format)), // dropped: the timestamps sessions keep, which providers refuse
       ...(result.system !== undefined ? { system: result.system } : {}),
     }
   }
-}
-
-/**
- * A message as the provider accepts it: without the `timestamp` (and, outside the AI SDK
- * format, `createdAt`) that sessions take for aging. OpenAI's API refuses unknown fields.
- */
-function withoutTimestamps(m: unknown, format: MessageFormat): unknown {
-  if (!m || typeof m !== 'object' || Array.isArray(m)) return m
-  const o = m as Record<string, unknown>
-  const drop = (k: string) => k === 'timestamp' || (k === 'createdAt' && format !== 'ai-sdk')
-  if (!Object.keys(o).some(drop)) return m
-  return Object.fromEntries(Object.entries(o).filter(([k]) => !drop(k)))
 }
 
 // ---------------------------------------------------------------------------
@@ -665,17 +653,6 @@ function toView(sessionId: string, state: SummaryState): SummaryView {
     update: updateState(state),
     degraded: false,
   }
-}
-
-/** A system message the engine creates (never edited by compact(): system messages are its head). */
-function createdSystem(text: string): CanonicalMessage {
-  return { role: 'system', parts: [{ type: 'text', text }], index: CREATED_INDEX, format: 'openai', raw: { role: 'system', content: text } }
-}
-
-function systemMessages(system: string | unknown[], format: MessageFormat): CanonicalMessage[] {
-  if (format === 'anthropic') return parseConversation([], { format: 'anthropic', system }).messages
-  const text = typeof system === 'string' ? system : system.map((b) => (b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : '')).join('\n')
-  return text ? [createdSystem(text)] : []
 }
 
 async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

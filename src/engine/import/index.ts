@@ -13,8 +13,8 @@
  *   write       in the requested format through the adapters; positions mapped to it
  */
 import type { MessageFormat } from '../messages/canonical.ts'
-import { MESSAGE_FORMATS, type CanonicalMessage } from '../messages/canonical.ts'
-import { getAdapter } from '../messages/index.ts'
+import type { CanonicalMessage } from '../messages/canonical.ts'
+import { FORMAT_NAMES_TEXT, getAdapter, isMessageFormat } from '../messages/index.ts'
 import { MessageFormatError } from '../messages/errors.ts'
 import { duplicateCallIdIn, MISSING_RESULT_TEXT, repairPairing } from '../conversation/pairing.ts'
 import { isRecord, type JsonObject } from '../messages/adapter.ts'
@@ -49,7 +49,7 @@ const SOURCES_TEXT = 'Claude Code session JSONL, Codex CLI rollout JSONL, Gemini
 export function importLog(log: unknown, options: ImportOptions = {}): ImportResult {
   const format = options.format ?? 'openai'
   const scope: ImportScope = options.scope ?? 'all'
-  if (!MESSAGE_FORMATS.includes(format)) throw new ImportError('format', `format: expected "openai", "anthropic" or "ai-sdk", got ${JSON.stringify(format)}`)
+  if (!isMessageFormat(format)) throw new ImportError('format', `format: expected ${FORMAT_NAMES_TEXT}, got ${JSON.stringify(format)}`)
   if (scope !== 'all' && scope !== 'current') throw new ImportError('scope', `scope: expected "all" or "current", got ${JSON.stringify(scope)}`)
   if (options.source !== undefined && !IMPORT_SOURCES.includes(options.source)) {
     throw new ImportError('source', `source: expected one of ${IMPORT_SOURCES.map((s) => `"${s}"`).join(', ')}, got ${JSON.stringify(options.source)}`)

@@ -1,15 +1,15 @@
 /**
  * The one message model used inside compactd.
  *
- * Adapters (openai.ts, anthropic.ts, ai-sdk.ts) translate provider formats to and
+ * Adapters (one folder per format, listed in registry.ts) translate provider formats to and
  * from this model at the edge. Every canonical message keeps the exact object it
  * was parsed from (`raw`), so a message the engine keeps is written back
  * byte-for-byte, and adapters can round-trip fields they do not understand.
  */
 
-export type MessageFormat = 'openai' | 'anthropic' | 'ai-sdk'
+import type { MessageFormat } from './registry.ts'
 
-export const MESSAGE_FORMATS: readonly MessageFormat[] = ['openai', 'anthropic', 'ai-sdk']
+export type { MessageFormat }
 
 export type CanonicalRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool'
 
