@@ -8,9 +8,10 @@ import type { FormatAdapter } from './adapter.ts'
 import { aiSdkAdapter } from './ai-sdk/index.ts'
 import { anthropicAdapter } from './anthropic/index.ts'
 import { openaiAdapter } from './openai-chat/index.ts'
+import { responsesAdapter } from './responses/index.ts'
 
 /** In the order they are listed to people (API enums, docs); detection has its own ranks. */
-export const FORMAT_ADAPTERS = [openaiAdapter, anthropicAdapter, aiSdkAdapter] as const
+export const FORMAT_ADAPTERS = [openaiAdapter, anthropicAdapter, aiSdkAdapter, responsesAdapter] as const
 
 export type MessageFormat = (typeof FORMAT_ADAPTERS)[number]['format']
 
