@@ -159,7 +159,7 @@ function fromEntries(entries: LogEntry[], readIssues: ImportIssue[], lines: numb
     throw new ImportError('log', `log: not a log this importer knows; expected ${SOURCES_TEXT}${options.source ? '' : ' (or give source)'}`)
   }
   if (source === 'swe-agent') throw new ImportError('source', `source: a swe-agent trajectory is one JSON document, not JSON Lines${detected ? `; this log looks like ${detected}` : ''}`)
-  const parsed = parseEntries(source, entries)
+  const parsed = parseEntries(source, entries, format)
   if (parsed.messages.length === 0 && parsed.compactions.length === 0) {
     if (options.source !== undefined && detected !== undefined && detected !== source) throw new ImportError('source', `source: the log is not a ${source} log; it looks like ${detected}`)
     const first = [...readIssues, ...parsed.issues].sort((a, b) => (a.line ?? 0) - (b.line ?? 0))[0]
@@ -168,12 +168,12 @@ function fromEntries(entries: LogEntry[], readIssues: ImportIssue[], lines: numb
   return finish(parsed, source, options.source === undefined, readIssues, { lines, entries: entries.length }, format, scope)
 }
 
-function parseEntries(source: Exclude<ImportSource, 'swe-agent'>, entries: LogEntry[]): ParsedLog {
+function parseEntries(source: Exclude<ImportSource, 'swe-agent'>, entries: LogEntry[], format: MessageFormat): ParsedLog {
   switch (source) {
     case 'claude-code':
       return parseClaudeCode(entries)
     case 'codex':
-      return parseCodex(entries)
+      return parseCodex(entries, format)
     case 'pi':
       return parsePi(entries)
     case 'gemini-cli':
