@@ -33,7 +33,8 @@ export const responsesAdapter: FormatAdapter<'responses'> = {
     topLevelSystem: false,
     roles: ROLES,
     fields: ['type', 'call_id'],
-    nullContent: () => false,
+    // Items other than messages (no role) may have `content: null`: Codex writes reasoning so.
+    nullContent: (role) => role === undefined,
     stringContent: (role) => typeof role === 'string' && ROLES.includes(role),
     part: (p: JsonObject) => PART_TYPES.has(p.type as string),
     rank: 3,
