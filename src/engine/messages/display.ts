@@ -3,7 +3,9 @@
  * format (its role, text, tool calls and results), so the dashboard has no parser of
  * its own. Built from canonical messages, whatever format they came in.
  */
-import type { CanonicalMessage } from './canonical.ts'
+import type { CanonicalMessage, MessageFormat } from './canonical.ts'
+import { isRecord } from './adapter.ts'
+import { findAdapter } from './registry.ts'
 
 export interface DisplayMessage {
   role: string
@@ -44,4 +46,36 @@ function displayMessage(message: CanonicalMessage): DisplayMessage {
   }
   out.text = texts.join('\n')
   return out
+}
+
+/**
+ * The display form of a request's messages, one per element of `messages` as the caller
+ * sent them (a Responses item is one element, though parsing groups items into turns),
+ * and of a top-level `system`. Each element is read on its own, so one the format
+ * refuses is still shown (its role and JSON) rather than failing the others.
+ */
+export function displayWire(
+  messages: readonly unknown[],
+  format: MessageFormat,
+  system?: unknown,
+): { system?: DisplayMessage; messages: DisplayMessage[] } {
+  const adapter = findAdapter(format)!
+  const shown = messages.map((element) => {
+    try {
+      const parsed = adapter.parse([element]).messages
+      const parts = parsed.flatMap((m) => m.parts)
+      return displayMessage({ ...parsed[0]!, parts })
+    } catch {
+      const role = isRecord(element) && typeof element.role === 'string' ? element.role : 'unknown'
+      return { role, text: JSON.stringify(element) ?? '', calls: [], results: [] }
+    }
+  })
+  if (system === undefined || system === null) return { messages: shown }
+  let head: DisplayMessage
+  try {
+    head = adapter.detection.topLevelSystem ? displayMessage(adapter.parse([], system).messages[0]!) : { role: 'system', text: typeof system === 'string' ? system : JSON.stringify(system), calls: [], results: [] }
+  } catch {
+    head = { role: 'system', text: JSON.stringify(system) ?? '', calls: [], results: [] }
+  }
+  return { system: head, messages: shown }
 }

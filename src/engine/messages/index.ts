@@ -16,7 +16,7 @@ export { CREATED_INDEX } from './adapter.ts'
 export { MessageFormatError } from './errors.ts'
 export { DEFAULT_FORMAT, FORMAT_NAMES, isMessageFormat } from './registry.ts'
 export { CONTINUATION_TEXT } from './anthropic/write.ts'
-export { displayMessages, type DisplayMessage } from './display.ts'
+export { displayMessages, displayWire, type DisplayMessage } from './display.ts'
 
 /** The formats' names quoted for an error message: `"openai", "anthropic" or "ai-sdk"`. */
 export const FORMAT_NAMES_TEXT = orList(FORMAT_NAMES.map((f) => JSON.stringify(f)))
