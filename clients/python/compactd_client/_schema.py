@@ -61,7 +61,7 @@ class CompactRequestInput(TypedDict):
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
     # array is read as openai (identical in all three).
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
     # and the tokenizer. Default: DEFAULT_MODEL.
     model: NotRequired[str]
@@ -243,7 +243,7 @@ class CompactResponseInput(TypedDict):
     # unchanged).
     system: NotRequired[Any]
     # Format of `messages` (the input format).
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     # Model the budget was counted for.
     model: str
     # The budget used (the request's, or the model's compaction threshold).
@@ -311,6 +311,31 @@ class CheckpointInput(TypedDict):
     createdAt: str
 
 
+class DisplayMessageInputCallsItem(TypedDict):
+    id: str
+    name: str
+    # The arguments as sent, serialized.
+    args: str
+
+
+class DisplayMessageInputResultsItem(TypedDict):
+    # The call it answers.
+    id: str
+    text: str
+    isError: NotRequired[bool]
+
+
+class DisplayMessageInput(TypedDict):
+    # The role: system, developer, user, assistant or tool.
+    role: str
+    # Its text, reasoning (prefixed "(reasoning) ") and images ("[image]"), one a line.
+    text: str
+    # Its tool calls.
+    calls: List[DisplayMessageInputCallsItem]
+    # Its tool results.
+    results: List[DisplayMessageInputResultsItem]
+
+
 # A conversation to count.
 class EstimateRequestInput(TypedDict):
     # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
@@ -318,7 +343,7 @@ class EstimateRequestInput(TypedDict):
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
     # array is read as openai (identical in all three).
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
     # and the tokenizer. Default: DEFAULT_MODEL.
     model: NotRequired[str]
@@ -371,7 +396,7 @@ class EstimateResponseInput(TypedDict):
     # openai, anthropic, google, deepseek or unknown.
     provider: str
     # The detected (or given) message format.
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     # The method that produced totalTokens.
     method: Literal["tokenizer", "heuristic", "provider"]
     # Tokenizer encoding, when method is tokenizer.
@@ -418,7 +443,7 @@ class ImportRequestInput(TypedDict):
     source: NotRequired[Literal["claude-code", "codex", "gemini-cli", "pi", "swe-agent"]]
     # Format of the returned messages: OpenAI Chat Completions (default), Anthropic
     # Messages or Vercel AI SDK ModelMessage.
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # `all` (default): every message of the log. `current`: what the agent's model saw
     # last: the leading system messages, then everything from the latest compaction's
     # summary on.
@@ -495,7 +520,7 @@ class ImportResponseInput(TypedDict):
     # True when `source` was detected from the content, false when given.
     detected: bool
     # Format of `messages`.
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     scope: Literal["all", "current"]
     # The conversation in `format`, tool calls paired with their results. Ready for
     # /estimate, /compact or a provider.
@@ -641,7 +666,7 @@ class SessionSettingsRequestInputSummarizer(TypedDict):
 class SessionSettingsRequestInput(TypedDict):
     # Format of the session's messages (openai, anthropic, ai-sdk). Set by the first
     # append when omitted; it cannot change once messages are stored.
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the session talks to: sets token counting and the default /context budget.
     # Default: DEFAULT_MODEL.
     model: NotRequired[str]
@@ -674,7 +699,7 @@ class SessionInputSettingsSummarizer(TypedDict):
 # The session's settings.
 class SessionInputSettings(TypedDict):
     # Format of the stored messages.
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model of the session.
     model: NotRequired[str]
     # System prompt, when set.
@@ -744,7 +769,7 @@ class AppendMessagesRequestInput(TypedDict):
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
     # array is read as openai (identical in all three).
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Anthropic-style top-level system prompt (a string or text blocks); stored as the
     # session's system prompt.
     system: NotRequired[Union[str, List[AppendMessagesRequestInputSystemItem]]]
@@ -779,7 +804,7 @@ class SessionContextInput(TypedDict):
     # The session.
     sessionId: str
     # Format of `messages` (and `system`).
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     # Model the tokens were counted for.
     model: str
     # The budget the context fits.
@@ -975,10 +1000,30 @@ class SessionMessagePageInput(TypedDict):
     # The session.
     sessionId: str
     # The session's message format.
-    format: Union[Literal["openai", "anthropic", "ai-sdk"], None]
+    format: Union[Literal["openai", "anthropic", "ai-sdk", "responses"], None]
     items: List[SessionMessagePageInputItemsItem]
     # Pass as `cursor` for the next (newer) page; null on the last page.
     nextCursor: Union[str, None]
+
+
+class DisplayRequestInput(TypedDict):
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
+    # ModelMessage format. The format is detected; `format` overrides.
+    messages: List[Any]
+    # Message format. Detected automatically when omitted; a plain user/assistant string
+    # array is read as openai (identical in all three).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
+    # Anthropic-style top-level system prompt (string or text blocks). With other
+    # formats it counts as a leading system message.
+    system: NotRequired[Union[str, List[Any]]]
+
+
+class DisplayResponseInput(TypedDict):
+    # The detected (or given) format.
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
+    # The top-level system prompt, when given.
+    system: NotRequired[DisplayMessageInput]
+    messages: List[DisplayMessageInput]
 
 
 class ErrorIssuesItem(TypedDict):
@@ -1018,7 +1063,7 @@ class CompactRequest(TypedDict):
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
     # array is read as openai (identical in all three).
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
     # and the tokenizer. Default: DEFAULT_MODEL.
     model: NotRequired[str]
@@ -1200,7 +1245,7 @@ class CompactResponse(TypedDict):
     # unchanged).
     system: NotRequired[Any]
     # Format of `messages` (the input format).
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     # Model the budget was counted for.
     model: str
     # The budget used (the request's, or the model's compaction threshold).
@@ -1268,6 +1313,31 @@ class Checkpoint(TypedDict):
     createdAt: str
 
 
+class DisplayMessageCallsItem(TypedDict):
+    id: str
+    name: str
+    # The arguments as sent, serialized.
+    args: str
+
+
+class DisplayMessageResultsItem(TypedDict):
+    # The call it answers.
+    id: str
+    text: str
+    isError: NotRequired[bool]
+
+
+class DisplayMessage(TypedDict):
+    # The role: system, developer, user, assistant or tool.
+    role: str
+    # Its text, reasoning (prefixed "(reasoning) ") and images ("[image]"), one a line.
+    text: str
+    # Its tool calls.
+    calls: List[DisplayMessageCallsItem]
+    # Its tool results.
+    results: List[DisplayMessageResultsItem]
+
+
 # A conversation to count.
 class EstimateRequest(TypedDict):
     # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
@@ -1275,7 +1345,7 @@ class EstimateRequest(TypedDict):
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
     # array is read as openai (identical in all three).
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
     # and the tokenizer. Default: DEFAULT_MODEL.
     model: NotRequired[str]
@@ -1328,7 +1398,7 @@ class EstimateResponse(TypedDict):
     # openai, anthropic, google, deepseek or unknown.
     provider: str
     # The detected (or given) message format.
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     # The method that produced totalTokens.
     method: Literal["tokenizer", "heuristic", "provider"]
     # Tokenizer encoding, when method is tokenizer.
@@ -1375,7 +1445,7 @@ class ImportRequest(TypedDict):
     source: NotRequired[Literal["claude-code", "codex", "gemini-cli", "pi", "swe-agent"]]
     # Format of the returned messages: OpenAI Chat Completions (default), Anthropic
     # Messages or Vercel AI SDK ModelMessage.
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # `all` (default): every message of the log. `current`: what the agent's model saw
     # last: the leading system messages, then everything from the latest compaction's
     # summary on.
@@ -1452,7 +1522,7 @@ class ImportResponse(TypedDict):
     # True when `source` was detected from the content, false when given.
     detected: bool
     # Format of `messages`.
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     scope: Literal["all", "current"]
     # The conversation in `format`, tool calls paired with their results. Ready for
     # /estimate, /compact or a provider.
@@ -1598,7 +1668,7 @@ class SessionSettingsRequestSummarizer(TypedDict):
 class SessionSettingsRequest(TypedDict):
     # Format of the session's messages (openai, anthropic, ai-sdk). Set by the first
     # append when omitted; it cannot change once messages are stored.
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the session talks to: sets token counting and the default /context budget.
     # Default: DEFAULT_MODEL.
     model: NotRequired[str]
@@ -1631,7 +1701,7 @@ class SessionSettingsSummarizer(TypedDict):
 # The session's settings.
 class SessionSettings(TypedDict):
     # Format of the stored messages.
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model of the session.
     model: NotRequired[str]
     # System prompt, when set.
@@ -1694,7 +1764,7 @@ class AppendMessagesRequest(TypedDict):
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
     # array is read as openai (identical in all three).
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Anthropic-style top-level system prompt (a string or text blocks); stored as the
     # session's system prompt.
     system: NotRequired[Union[str, List[AppendMessagesRequestSystemItem]]]
@@ -1729,7 +1799,7 @@ class SessionContext(TypedDict):
     # The session.
     sessionId: str
     # Format of `messages` (and `system`).
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     # Model the tokens were counted for.
     model: str
     # The budget the context fits.
@@ -1925,10 +1995,30 @@ class SessionMessagePage(TypedDict):
     # The session.
     sessionId: str
     # The session's message format.
-    format: Union[Literal["openai", "anthropic", "ai-sdk"], None]
+    format: Union[Literal["openai", "anthropic", "ai-sdk", "responses"], None]
     items: List[SessionMessagePageItemsItem]
     # Pass as `cursor` for the next (newer) page; null on the last page.
     nextCursor: Union[str, None]
+
+
+class DisplayRequest(TypedDict):
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
+    # ModelMessage format. The format is detected; `format` overrides.
+    messages: List[Any]
+    # Message format. Detected automatically when omitted; a plain user/assistant string
+    # array is read as openai (identical in all three).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
+    # Anthropic-style top-level system prompt (string or text blocks). With other
+    # formats it counts as a leading system message.
+    system: NotRequired[Union[str, List[Any]]]
+
+
+class DisplayResponse(TypedDict):
+    # The detected (or given) format.
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
+    # The top-level system prompt, when given.
+    system: NotRequired[DisplayMessage]
+    messages: List[DisplayMessage]
 
 
 class HealthzResponse(TypedDict):
@@ -2169,5 +2259,15 @@ OPERATIONS: Dict[str, Operation] = {
         header_params={},
         request=None,
         responses={200: "SummaryVersion"},
+    ),
+    "POST /display": Operation(
+        method="POST",
+        path="/display",
+        summary="Messages of any format in one display form",
+        path_params={},
+        query_params={},
+        header_params={},
+        request="DisplayRequestInput",
+        responses={200: "DisplayResponse"},
     ),
 }

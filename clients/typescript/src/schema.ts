@@ -1581,7 +1581,7 @@ export interface paths {
                     /** @description Token budget of the context (counted for the session's model). Default: the model's compaction threshold, as /estimate computes it. */
                     budget?: number;
                     /** @description Format to return the messages in. Default: the session's format. */
-                    format?: "openai" | "anthropic" | "ai-sdk";
+                    format?: "openai" | "anthropic" | "ai-sdk" | "responses";
                     /** @description Model to count tokens for. Default: the session's model. */
                     model?: string;
                 };
@@ -2102,6 +2102,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/display": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Messages of any format in one display form
+         * @description One display message per element of `messages` (a Responses item is one), and the top-level `system` when given. A message its format refuses is shown with its role and JSON. Used by the dashboard.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DisplayRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DisplayResponse"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2188,7 +2285,7 @@ export interface components {
              * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits and the tokenizer. Default: DEFAULT_MODEL. */
             model?: string;
             /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
@@ -2387,7 +2484,7 @@ export interface components {
              * @description Format of `messages` (the input format).
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the budget was counted for. */
             model: string;
             /** @description The budget used (the request's, or the model's compaction threshold). */
@@ -2548,6 +2645,26 @@ export interface components {
             /** @description ISO 8601. */
             createdAt: string;
         };
+        DisplayMessageInput: {
+            /** @description The role: system, developer, user, assistant or tool. */
+            role: string;
+            /** @description Its text, reasoning (prefixed "(reasoning) ") and images ("[image]"), one a line. */
+            text: string;
+            /** @description Its tool calls. */
+            calls: {
+                id: string;
+                name: string;
+                /** @description The arguments as sent, serialized. */
+                args: string;
+            }[];
+            /** @description Its tool results. */
+            results: {
+                /** @description The call it answers. */
+                id: string;
+                text: string;
+                isError?: boolean;
+            }[];
+        };
         /**
          * @description A conversation to count.
          * @example {
@@ -2571,7 +2688,7 @@ export interface components {
              * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits and the tokenizer. Default: DEFAULT_MODEL. */
             model?: string;
             /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
@@ -2634,7 +2751,7 @@ export interface components {
              * @description The detected (or given) message format.
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /**
              * @description The method that produced totalTokens.
              * @enum {string}
@@ -2692,7 +2809,7 @@ export interface components {
              * @description Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages or Vercel AI SDK ModelMessage.
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /**
              * @description `all` (default): every message of the log. `current`: what the agent's model saw last: the leading system messages, then everything from the latest compaction's summary on.
              * @enum {string}
@@ -2744,7 +2861,7 @@ export interface components {
              * @description Format of `messages`.
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @enum {string} */
             scope: "all" | "current";
             /** @description The conversation in `format`, tool calls paired with their results. Ready for /estimate, /compact or a provider. */
@@ -2967,7 +3084,7 @@ export interface components {
              * @description Format of the session's messages (openai, anthropic, ai-sdk). Set by the first append when omitted; it cannot change once messages are stored.
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the session talks to: sets token counting and the default /context budget. Default: DEFAULT_MODEL. */
             model?: string;
             /** @description The recent window keeps at most this many messages (system messages excepted). Default 20. */
@@ -3040,7 +3157,7 @@ export interface components {
                  * @description Format of the stored messages.
                  * @enum {string}
                  */
-                format?: "openai" | "anthropic" | "ai-sdk";
+                format?: "openai" | "anthropic" | "ai-sdk" | "responses";
                 /** @description Model of the session. */
                 model?: string;
                 /** @description System prompt, when set. */
@@ -3138,7 +3255,7 @@ export interface components {
              * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Anthropic-style top-level system prompt (a string or text blocks); stored as the session's system prompt. */
             system?: string | ({
                 /** @constant */
@@ -3221,7 +3338,7 @@ export interface components {
              * @description Format of `messages` (and `system`).
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the tokens were counted for. */
             model: string;
             /** @description The budget the context fits. */
@@ -3513,7 +3630,7 @@ export interface components {
             /** @description The session. */
             sessionId: string;
             /** @description The session's message format. */
-            format: ("openai" | "anthropic" | "ai-sdk") | null;
+            format: ("openai" | "anthropic" | "ai-sdk" | "responses") | null;
             items: {
                 /** @description Position in the session (1, 2, ...). */
                 seq: number;
@@ -3533,6 +3650,27 @@ export interface components {
             }[];
             /** @description Pass as `cursor` for the next (newer) page; null on the last page. */
             nextCursor: string | null;
+        };
+        DisplayRequestInput: {
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            messages: unknown[];
+            /**
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @enum {string}
+             */
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
+            /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
+            system?: string | unknown[];
+        };
+        DisplayResponseInput: {
+            /**
+             * @description The detected (or given) format.
+             * @enum {string}
+             */
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
+            /** @description The top-level system prompt, when given. */
+            system?: components["schemas"]["DisplayMessageInput"];
+            messages: components["schemas"]["DisplayMessageInput"][];
         };
         /**
          * @description Error body returned with every 4xx/5xx status.
@@ -3616,7 +3754,7 @@ export interface components {
              * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits and the tokenizer. Default: DEFAULT_MODEL. */
             model?: string;
             /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
@@ -3815,7 +3953,7 @@ export interface components {
              * @description Format of `messages` (the input format).
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the budget was counted for. */
             model: string;
             /** @description The budget used (the request's, or the model's compaction threshold). */
@@ -3976,6 +4114,26 @@ export interface components {
             /** @description ISO 8601. */
             createdAt: string;
         };
+        DisplayMessage: {
+            /** @description The role: system, developer, user, assistant or tool. */
+            role: string;
+            /** @description Its text, reasoning (prefixed "(reasoning) ") and images ("[image]"), one a line. */
+            text: string;
+            /** @description Its tool calls. */
+            calls: {
+                id: string;
+                name: string;
+                /** @description The arguments as sent, serialized. */
+                args: string;
+            }[];
+            /** @description Its tool results. */
+            results: {
+                /** @description The call it answers. */
+                id: string;
+                text: string;
+                isError?: boolean;
+            }[];
+        };
         /**
          * @description A conversation to count.
          * @example {
@@ -3999,7 +4157,7 @@ export interface components {
              * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits and the tokenizer. Default: DEFAULT_MODEL. */
             model?: string;
             /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
@@ -4062,7 +4220,7 @@ export interface components {
              * @description The detected (or given) message format.
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /**
              * @description The method that produced totalTokens.
              * @enum {string}
@@ -4120,7 +4278,7 @@ export interface components {
              * @description Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages or Vercel AI SDK ModelMessage.
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /**
              * @description `all` (default): every message of the log. `current`: what the agent's model saw last: the leading system messages, then everything from the latest compaction's summary on.
              * @enum {string}
@@ -4172,7 +4330,7 @@ export interface components {
              * @description Format of `messages`.
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @enum {string} */
             scope: "all" | "current";
             /** @description The conversation in `format`, tool calls paired with their results. Ready for /estimate, /compact or a provider. */
@@ -4395,7 +4553,7 @@ export interface components {
              * @description Format of the session's messages (openai, anthropic, ai-sdk). Set by the first append when omitted; it cannot change once messages are stored.
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the session talks to: sets token counting and the default /context budget. Default: DEFAULT_MODEL. */
             model?: string;
             /** @description The recent window keeps at most this many messages (system messages excepted). Default 20. */
@@ -4468,7 +4626,7 @@ export interface components {
                  * @description Format of the stored messages.
                  * @enum {string}
                  */
-                format?: "openai" | "anthropic" | "ai-sdk";
+                format?: "openai" | "anthropic" | "ai-sdk" | "responses";
                 /** @description Model of the session. */
                 model?: string;
                 /** @description System prompt, when set. */
@@ -4566,7 +4724,7 @@ export interface components {
              * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Anthropic-style top-level system prompt (a string or text blocks); stored as the session's system prompt. */
             system?: string | ({
                 /** @constant */
@@ -4649,7 +4807,7 @@ export interface components {
              * @description Format of `messages` (and `system`).
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the tokens were counted for. */
             model: string;
             /** @description The budget the context fits. */
@@ -4941,7 +5099,7 @@ export interface components {
             /** @description The session. */
             sessionId: string;
             /** @description The session's message format. */
-            format: ("openai" | "anthropic" | "ai-sdk") | null;
+            format: ("openai" | "anthropic" | "ai-sdk" | "responses") | null;
             items: {
                 /** @description Position in the session (1, 2, ...). */
                 seq: number;
@@ -4961,6 +5119,27 @@ export interface components {
             }[];
             /** @description Pass as `cursor` for the next (newer) page; null on the last page. */
             nextCursor: string | null;
+        };
+        DisplayRequest: {
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            messages: unknown[];
+            /**
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @enum {string}
+             */
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
+            /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
+            system?: string | unknown[];
+        };
+        DisplayResponse: {
+            /**
+             * @description The detected (or given) format.
+             * @enum {string}
+             */
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
+            /** @description The top-level system prompt, when given. */
+            system?: components["schemas"]["DisplayMessage"];
+            messages: components["schemas"]["DisplayMessage"][];
         };
     };
     responses: never;
