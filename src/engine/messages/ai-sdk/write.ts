@@ -1,3 +1,4 @@
+/** Canonical messages -> AI SDK ModelMessages (the mapping is in parse.ts's comment, under Output). */
 import type { CanonicalMessage, CanonicalPart, ToolResultPart } from '../canonical.ts'
 import { CONVERTED_ARGS_KEY, UNCONVERTIBLE_IMAGE_TEXT, type JsonObject, ToolNames, inputFromArgsText, parseDataUrl, reasoningSignature } from '../adapter.ts'
 

@@ -1,3 +1,4 @@
+/** Creating and editing Anthropic messages: every other field of `raw` kept (one part per block). */
 import type { CanonicalMessage, ToolCallPart, ToolResultPart } from '../canonical.ts'
 import { COMPACTED_ARGS_KEY, CONVERTED_ARGS_KEY, CREATED_INDEX, type JsonObject, assertOwnFormat, firstTextPart, inputFromArgsText, isRecord, missingToolPart, replaceAt, replaceTextElements, replaceTextParts } from '../adapter.ts'
 import { parseMessage } from './parse.ts'

@@ -1,3 +1,4 @@
+/** Canonical messages -> Anthropic Messages (the mapping is in parse.ts's comment, under Output). */
 import type { CanonicalMessage, CanonicalPart, ImagePart, ReasoningPart, ToolCallPart } from '../canonical.ts'
 import { CONVERTED_ARGS_KEY, type JsonObject, UNCONVERTIBLE_IMAGE_TEXT, inputFromArgsText, isRecord, parseDataUrl, reasoningSignature } from '../adapter.ts'
 
@@ -6,7 +7,6 @@ import { CONVERTED_ARGS_KEY, type JsonObject, UNCONVERTIBLE_IMAGE_TEXT, inputFro
  * otherwise start with an assistant message (Anthropic requires a user message first).
  */
 export const CONTINUATION_TEXT = '(conversation continues)'
-
 
 export function serialize(messages: readonly CanonicalMessage[]): { messages: unknown[]; system?: unknown } {
   const systems: CanonicalMessage[] = []

@@ -1,3 +1,4 @@
+/** Creating and editing OpenAI Chat Completions messages: every other field of `raw` kept. */
 import type { CanonicalMessage, ToolCallPart, ToolResultPart } from '../canonical.ts'
 import { CREATED_INDEX, type JsonObject, assertOwnFormat, findToolPart, firstTextPart, isNonEmptyString, isRecord, missingToolPart, replaceAt, replaceTextElements, replaceTextParts } from '../adapter.ts'
 import { LEGACY_ID_PREFIX, type ParseState, parseMessage } from './parse.ts'

@@ -1,3 +1,4 @@
+/** Canonical messages -> OpenAI Chat Completions messages (the mapping is in parse.ts's comment, under Output). */
 import type { CanonicalMessage, ImagePart, TextPart, ToolCallPart, ToolResultPart } from '../canonical.ts'
 import { UNCONVERTIBLE_IMAGE_TEXT, type JsonObject, toDataUrl } from '../adapter.ts'
 
