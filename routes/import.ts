@@ -22,7 +22,7 @@ const importBody = z
       .enum(SOURCES)
       .optional()
       .describe(`Which agent wrote it: ${SOURCE_LIST}. Detected from the content when omitted.`),
-    format: formatEnum.optional().describe('Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages or Vercel AI SDK ModelMessage.'),
+    format: formatEnum.optional().describe('Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses items (a Codex rollout keeps its own items).'),
     scope: z
       .enum(['all', 'current'])
       .optional()

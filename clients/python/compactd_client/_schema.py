@@ -56,11 +56,12 @@ class CompactRequestInputSummarizer(TypedDict):
 
 # A conversation to compact, and how.
 class CompactRequestInput(TypedDict):
-    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
-    # ModelMessage format. The format is detected; `format` overrides.
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK
+    # ModelMessage or OpenAI Responses (input items) format. The format is detected;
+    # `format` overrides.
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
-    # array is read as openai (identical in all three).
+    # array is read as openai (identical in every format).
     format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
     # and the tokenizer. Default: DEFAULT_MODEL.
@@ -338,11 +339,12 @@ class DisplayMessageInput(TypedDict):
 
 # A conversation to count.
 class EstimateRequestInput(TypedDict):
-    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
-    # ModelMessage format. The format is detected; `format` overrides.
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK
+    # ModelMessage or OpenAI Responses (input items) format. The format is detected;
+    # `format` overrides.
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
-    # array is read as openai (identical in all three).
+    # array is read as openai (identical in every format).
     format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
     # and the tokenizer. Default: DEFAULT_MODEL.
@@ -442,7 +444,8 @@ class ImportRequestInput(TypedDict):
     # when omitted.
     source: NotRequired[Literal["claude-code", "codex", "gemini-cli", "pi", "swe-agent"]]
     # Format of the returned messages: OpenAI Chat Completions (default), Anthropic
-    # Messages or Vercel AI SDK ModelMessage.
+    # Messages, Vercel AI SDK ModelMessage or OpenAI Responses items (a Codex rollout
+    # keeps its own items).
     format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # `all` (default): every message of the log. `current`: what the agent's model saw
     # last: the leading system messages, then everything from the latest compaction's
@@ -768,7 +771,7 @@ class AppendMessagesRequestInput(TypedDict):
     # (or `createdAt`) on a message dates it for aging; otherwise the append time does.
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
-    # array is read as openai (identical in all three).
+    # array is read as openai (identical in every format).
     format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Anthropic-style top-level system prompt (a string or text blocks); stored as the
     # session's system prompt.
@@ -1007,11 +1010,12 @@ class SessionMessagePageInput(TypedDict):
 
 
 class DisplayRequestInput(TypedDict):
-    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
-    # ModelMessage format. The format is detected; `format` overrides.
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK
+    # ModelMessage or OpenAI Responses (input items) format. The format is detected;
+    # `format` overrides.
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
-    # array is read as openai (identical in all three).
+    # array is read as openai (identical in every format).
     format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Anthropic-style top-level system prompt (string or text blocks). With other
     # formats it counts as a leading system message.
@@ -1058,11 +1062,12 @@ class CompactRequestSummarizer(TypedDict):
 
 # A conversation to compact, and how.
 class CompactRequest(TypedDict):
-    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
-    # ModelMessage format. The format is detected; `format` overrides.
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK
+    # ModelMessage or OpenAI Responses (input items) format. The format is detected;
+    # `format` overrides.
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
-    # array is read as openai (identical in all three).
+    # array is read as openai (identical in every format).
     format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
     # and the tokenizer. Default: DEFAULT_MODEL.
@@ -1340,11 +1345,12 @@ class DisplayMessage(TypedDict):
 
 # A conversation to count.
 class EstimateRequest(TypedDict):
-    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
-    # ModelMessage format. The format is detected; `format` overrides.
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK
+    # ModelMessage or OpenAI Responses (input items) format. The format is detected;
+    # `format` overrides.
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
-    # array is read as openai (identical in all three).
+    # array is read as openai (identical in every format).
     format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
     # and the tokenizer. Default: DEFAULT_MODEL.
@@ -1444,7 +1450,8 @@ class ImportRequest(TypedDict):
     # when omitted.
     source: NotRequired[Literal["claude-code", "codex", "gemini-cli", "pi", "swe-agent"]]
     # Format of the returned messages: OpenAI Chat Completions (default), Anthropic
-    # Messages or Vercel AI SDK ModelMessage.
+    # Messages, Vercel AI SDK ModelMessage or OpenAI Responses items (a Codex rollout
+    # keeps its own items).
     format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # `all` (default): every message of the log. `current`: what the agent's model saw
     # last: the leading system messages, then everything from the latest compaction's
@@ -1763,7 +1770,7 @@ class AppendMessagesRequest(TypedDict):
     # (or `createdAt`) on a message dates it for aging; otherwise the append time does.
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
-    # array is read as openai (identical in all three).
+    # array is read as openai (identical in every format).
     format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Anthropic-style top-level system prompt (a string or text blocks); stored as the
     # session's system prompt.
@@ -2002,11 +2009,12 @@ class SessionMessagePage(TypedDict):
 
 
 class DisplayRequest(TypedDict):
-    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
-    # ModelMessage format. The format is detected; `format` overrides.
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK
+    # ModelMessage or OpenAI Responses (input items) format. The format is detected;
+    # `format` overrides.
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
-    # array is read as openai (identical in all three).
+    # array is read as openai (identical in every format).
     format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Anthropic-style top-level system prompt (string or text blocks). With other
     # formats it counts as a leading system message.

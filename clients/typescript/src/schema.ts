@@ -2279,10 +2279,10 @@ export interface components {
          *     }
          */
         CompactRequestInput: {
-            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses (input items) format. The format is detected; `format` overrides. */
             messages: unknown[];
             /**
-             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
              * @enum {string}
              */
             format?: "openai" | "anthropic" | "ai-sdk" | "responses";
@@ -2682,10 +2682,10 @@ export interface components {
          *     }
          */
         EstimateRequestInput: {
-            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses (input items) format. The format is detected; `format` overrides. */
             messages: unknown[];
             /**
-             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
              * @enum {string}
              */
             format?: "openai" | "anthropic" | "ai-sdk" | "responses";
@@ -2806,7 +2806,7 @@ export interface components {
              */
             source?: "claude-code" | "codex" | "gemini-cli" | "pi" | "swe-agent";
             /**
-             * @description Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages or Vercel AI SDK ModelMessage.
+             * @description Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses items (a Codex rollout keeps its own items).
              * @enum {string}
              */
             format?: "openai" | "anthropic" | "ai-sdk" | "responses";
@@ -3252,7 +3252,7 @@ export interface components {
             /** @description The exchange(s) to append, oldest first, in the session's format. A `timestamp` (or `createdAt`) on a message dates it for aging; otherwise the append time does. */
             messages: unknown[];
             /**
-             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
              * @enum {string}
              */
             format?: "openai" | "anthropic" | "ai-sdk" | "responses";
@@ -3652,10 +3652,10 @@ export interface components {
             nextCursor: string | null;
         };
         DisplayRequestInput: {
-            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses (input items) format. The format is detected; `format` overrides. */
             messages: unknown[];
             /**
-             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
              * @enum {string}
              */
             format?: "openai" | "anthropic" | "ai-sdk" | "responses";
@@ -3748,10 +3748,10 @@ export interface components {
          *     }
          */
         CompactRequest: {
-            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses (input items) format. The format is detected; `format` overrides. */
             messages: unknown[];
             /**
-             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
              * @enum {string}
              */
             format?: "openai" | "anthropic" | "ai-sdk" | "responses";
@@ -4151,10 +4151,10 @@ export interface components {
          *     }
          */
         EstimateRequest: {
-            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses (input items) format. The format is detected; `format` overrides. */
             messages: unknown[];
             /**
-             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
              * @enum {string}
              */
             format?: "openai" | "anthropic" | "ai-sdk" | "responses";
@@ -4275,7 +4275,7 @@ export interface components {
              */
             source?: "claude-code" | "codex" | "gemini-cli" | "pi" | "swe-agent";
             /**
-             * @description Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages or Vercel AI SDK ModelMessage.
+             * @description Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses items (a Codex rollout keeps its own items).
              * @enum {string}
              */
             format?: "openai" | "anthropic" | "ai-sdk" | "responses";
@@ -4721,7 +4721,7 @@ export interface components {
             /** @description The exchange(s) to append, oldest first, in the session's format. A `timestamp` (or `createdAt`) on a message dates it for aging; otherwise the append time does. */
             messages: unknown[];
             /**
-             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
              * @enum {string}
              */
             format?: "openai" | "anthropic" | "ai-sdk" | "responses";
@@ -5121,10 +5121,10 @@ export interface components {
             nextCursor: string | null;
         };
         DisplayRequest: {
-            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses (input items) format. The format is detected; `format` overrides. */
             messages: unknown[];
             /**
-             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
              * @enum {string}
              */
             format?: "openai" | "anthropic" | "ai-sdk" | "responses";

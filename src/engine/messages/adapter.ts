@@ -1,5 +1,5 @@
 /**
- * The contract every provider format implements, plus the small helpers the three
+ * The contract every provider format implements, plus the small helpers the
  * adapters share (type checks that throw MessageFormatError, timestamps, tool input
  * conversion, data URLs).
  *
@@ -290,7 +290,7 @@ export function replaceTextParts(parts: readonly CanonicalPart[], text: string, 
 
 /**
  * `withText` on array content whose elements are parts[0..content.length) one to one
- * (how all three adapters parse arrays): the first text element is rewritten by `edit`,
+ * (how the adapters parse arrays): the first text element is rewritten by `edit`,
  * later text elements are dropped, everything else is kept as is (same references).
  */
 export function replaceTextElements(content: readonly unknown[], parts: readonly CanonicalPart[], edit: (element: JsonObject) => JsonObject): unknown[] {

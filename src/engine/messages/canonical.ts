@@ -18,7 +18,7 @@ export interface TextPart {
   text: string
 }
 
-/** Model reasoning: Anthropic `thinking`/`redacted_thinking`, AI SDK `reasoning`. */
+/** Model reasoning: Anthropic `thinking`/`redacted_thinking`, AI SDK `reasoning`, a Responses `reasoning` item's summary (its encrypted content stays in raw). */
 export interface ReasoningPart {
   type: 'reasoning'
   text: string
