@@ -623,7 +623,7 @@ export class SessionService {
       strategy: result.strategy,
       summaryVersion: snap.summary?.version ?? 0,
       stale: snap.evicted > 0,
-      messages: result.messages.map((m) => withoutTimestamps(m, format)), // dropped: the timestamps sessions keep, which providers refuse
+      messages: result.messages.map((m) => withoutTimestamps(m, format)),
       ...(result.system !== undefined ? { system: result.system } : {}),
     }
   }
