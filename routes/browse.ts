@@ -9,7 +9,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { errorResponseSchema, standardErrorResponses } from '../src/errors.ts'
 import { MAX_LIST_PAGE, SESSION_SORTS, type SummaryVersionInfo } from '../src/use-cases/browse.ts'
-import { sessionIdSchema } from '../src/use-cases/shapes/common.ts'
+import type { MessageFormat } from '../src/engine/messages/registry.ts'
+import { sessionIdSchema, formatEnum } from '../src/use-cases/shapes/common.ts'
 
 const params = z.object({ id: sessionIdSchema.describe('The session id.') })
 const errors = { ...standardErrorResponses, 404: errorResponseSchema }
@@ -171,7 +172,7 @@ export default async function browseRoutes(app: FastifyInstance) {
         200: z
           .object({
             sessionId: z.string().describe('The session.'),
-            format: z.enum(['openai', 'anthropic', 'ai-sdk']).nullable().describe("The session's message format."),
+            format: formatEnum.nullable().describe("The session's message format."),
             items: z.array(
               z.object({
                 seq: z.int().describe('Position in the session (1, 2, ...).'),
@@ -192,7 +193,7 @@ export default async function browseRoutes(app: FastifyInstance) {
       const page = await app.useCases.browse.messages(req.tenant.tenantId, req.params.id, req.query)
       return {
         sessionId: req.params.id,
-        format: page.format as 'openai' | 'anthropic' | 'ai-sdk' | null,
+        format: page.format as MessageFormat | null,
         items: page.items.map((m) => ({ ...m, messageAt: m.messageAt.toISOString() })),
         nextCursor: page.nextCursor,
       }

@@ -8,6 +8,7 @@ import { validatorCompiler } from 'fastify-type-provider-zod'
 import browseRoutes from '../routes/browse.ts'
 import checkpointRoutes from '../routes/checkpoints.ts'
 import compactRoutes from '../routes/compact.ts'
+import displayRoutes from '../routes/display.ts'
 import estimateRoutes from '../routes/estimate.ts'
 import healthRoutes from '../routes/health.ts'
 import importRoutes from '../routes/import.ts'
@@ -154,6 +155,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(checkpointRoutes)
   await app.register(sessionRoutes)
   await app.register(browseRoutes)
+  await app.register(displayRoutes)
   // The dashboard (GET /ui): its own CSP, no key for the page itself.
   await app.register(uiPlugin)
   return app

@@ -1,5 +1,5 @@
 /**
- * Duplicate tool-call ids (issue 10, defect 3), in all three formats.
+ * Duplicate tool-call ids (issue 10, defect 3), in every format.
  *
  * The rule (docs/api.md, "Tool calls and results"):
  * - two calls with one id in ONE message are ambiguous: a 400 invalid_messages naming the
@@ -25,7 +25,7 @@ import { findPairingProblems as providerProblems } from './helpers/conversation-
 import { BACKENDS, POSTGRES_SKIP_REASON, postgresAvailable } from './helpers/databases.ts'
 import { prose } from './helpers/prose.ts'
 
-const FORMATS: MessageFormat[] = ['openai', 'anthropic', 'ai-sdk']
+const FORMATS: MessageFormat[] = ['openai', 'anthropic', 'ai-sdk', 'responses']
 
 interface Call {
   id: string
@@ -47,6 +47,10 @@ function render(format: MessageFormat, turns: Turn[], end: { role: 'user' | 'ass
     if (format === 'openai') {
       out.push({ role: 'assistant', content: turn.text ?? null, tool_calls: turn.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } })) })
       for (const c of answered) out.push({ role: 'tool', tool_call_id: c.id, content: c.output })
+    } else if (format === 'responses') {
+      if (turn.text) out.push({ type: 'message', role: 'assistant', content: turn.text })
+      for (const c of turn.calls) out.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: JSON.stringify(c.input) })
+      for (const c of answered) out.push({ type: 'function_call_output', call_id: c.id, output: c.output })
     } else if (format === 'anthropic') {
       out.push({ role: 'assistant', content: [...(turn.text ? [{ type: 'text', text: turn.text }] : []), ...turn.calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.input }))] })
       if (answered.length) out.push({ role: 'user', content: answered.map((c) => ({ type: 'tool_result', tool_use_id: c.id, content: c.output })) })
@@ -64,6 +68,7 @@ const SECOND_CALL_ID: Record<MessageFormat, string> = {
   openai: 'messages[1].tool_calls[1].id',
   anthropic: 'messages[1].content[1].id',
   'ai-sdk': 'messages[1].content[1].toolCallId',
+  responses: 'messages[2].call_id',
 }
 
 const big = (seed: number, head: string) => `${head}\n${prose(4000, seed)}`
@@ -305,7 +310,7 @@ for (const backend of BACKENDS) {
       t.equal(ok.statusCode, 200)
       const again = await app.inject({ method: 'POST', url: `/sessions/${id}/messages`, payload: { messages: messages.slice(1) } })
       t.equal(again.statusCode, 400, `${format}: refused in an existing session`)
-      t.equal(again.json().issues[0].path, SECOND_CALL_ID[format].replace('messages[1]', 'messages[0]'), `${format}: index within the append`)
+      t.equal(again.json().issues[0].path, SECOND_CALL_ID[format].replace(/messages\[(\d+)\]/, (_, i: string) => `messages[${Number(i) - 1}]`), `${format}: index within the append`)
       const ctx = await context(app, id)
       t.equal(ctx.statusCode, 200)
       t.equal(ctx.json().messages.length, 1, `${format}: only the task is stored`)
@@ -345,8 +350,10 @@ for (const backend of BACKENDS) {
     for (const format of FORMATS) {
       const id = `open-${format}`
       const messages = reusedWhileOpen(format)
-      // Task + the unanswered call, then the second call with its result, then the question.
-      for (const [from, to] of [[0, 2], [2, 4], [4, 5]] as const) {
+      // Task + the unanswered call, then the second call with its result, then the question
+      // (in Responses items a turn's text and call are two items).
+      const appends = format === 'responses' ? [[0, 3], [3, 6], [6, 7]] : [[0, 2], [2, 4], [4, 5]]
+      for (const [from, to] of appends as [number, number][]) {
         const res = await app.inject({ method: 'POST', url: `/sessions/${id}/messages`, payload: { messages: messages.slice(from, to), format } })
         t.equal(res.statusCode, 200, `${format}: append ${from}..${to}`)
       }

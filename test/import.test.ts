@@ -362,7 +362,7 @@ t.test('detection, a given source, and input that is no log', async (t) => {
   err(claudeCodeLog(), { source: 'codex' }, 'source', /not a codex log; it looks like claude-code/)
   err(JSON.stringify(sweAgentTrajectory()), { source: 'pi' }, 'source', /not a pi log; it looks like swe-agent/)
   err(claudeCodeLog(), { source: 'swe-agent' }, 'source', /one JSON document/)
-  err(claudeCodeLog(), { format: 'markdown' }, 'format', /expected "openai", "anthropic" or "ai-sdk"/)
+  err(claudeCodeLog(), { format: 'markdown' }, 'format', /expected "openai", "anthropic", "ai-sdk" or "responses"/)
   err(claudeCodeLog(), { scope: 'some' }, 'scope', /expected "all" or "current"/)
   err('[1, 2]', { source: 'codex' }, 'log', /no entry of the log could be read as codex \(line 1: expected a JSON object/)
 

@@ -544,8 +544,10 @@ t.test('createTextMessage in each format', async (t) => {
   const sdkDev = getAdapter('ai-sdk').createTextMessage('developer', 'x')
   t.same([sdkDev.role, sdkDev.raw], ['system', { role: 'system', content: 'x' }], 'AI SDK has no developer role')
   for (const role of ['system', 'developer'] as const) {
-    const err = catchFormatError(() => getAdapter('anthropic').createTextMessage(role, 'x'))
-    t.match(err.message, /top-level `system`/)
+    // Anthropic has no system role inside messages: the text goes to the top-level system.
+    const m = getAdapter('anthropic').createTextMessage(role, 'x')
+    t.same([m.role, m.raw], ['system', 'x'])
+    t.same(serializeConversation([m, getAdapter('anthropic').createTextMessage('user', 'hi')], 'anthropic'), { messages: [{ role: 'user', content: 'hi' }], system: 'x' })
   }
 })
 
@@ -657,7 +659,7 @@ t.test('detectFormat', async (t) => {
     t.match(err.message, /"format"/)
     const sys = catchFormatError(() => detectFormat([{ role: 'system', content: 's' }], { system: 'also' }))
     t.equal(sys.field, 'messages[0].role')
-    t.match(sys.message, /found role "system" inside messages \(OpenAI or AI SDK\) here, but a top-level system prompt \(Anthropic\) at system\./)
+    t.match(sys.message, /found role "system" inside messages \(OpenAI or AI SDK or OpenAI Responses\) here, but a top-level system prompt \(Anthropic\) at system\./)
     const sdkVsOpenai = catchFormatError(() => detectFormat([{ role: 'assistant', content: [{ type: 'tool-call' }] }, { role: 'developer', content: 'x' }]))
     t.equal(sdkVsOpenai.index, 1)
   })
@@ -785,7 +787,8 @@ t.test('property: cross-format conversion keeps calls, results, text and pairing
         const converted = parseConversation(out.messages, { format: target, system: out.system })
         const pairing = findPairingProblems(converted)
         if (pairing.length > 0) throw new Error(`${format} -> ${target}: ${pairing.join('; ')}`)
-        const withError = format !== 'openai' && target !== 'openai'
+        // OpenAI Chat Completions and Responses results carry no error flag.
+        const withError = ![format, target].some((f) => f === 'openai' || f === 'responses')
         const label = `${format} -> ${target}`
         assert.deepEqual(callsOf(converted), callsOf(conv), `${label}: calls`)
         assert.deepEqual(resultsOf(converted, withError), resultsOf(conv, withError), `${label}: results`)
@@ -820,7 +823,7 @@ if (fixturesSkip) {
         t.same(findPairingProblems(original), [], 'source is paired')
         const same = serializeConversation(original.messages, 'openai').messages
         t.ok(same.every((m, i) => m === messages[i]), 'openai round trip reuses every message')
-        for (const target of ['anthropic', 'ai-sdk'] as const) {
+        for (const target of ['anthropic', 'ai-sdk', 'responses'] as const) {
           const out = serializeConversation(original.messages, target)
           if (target === 'anthropic') t.same(anthropicProblems(out.messages), [], 'valid anthropic shape')
           const converted = parseConversation(out.messages, { format: target, system: out.system })

@@ -93,6 +93,7 @@ function toolSession(seed = 0): Record<string, unknown>[] {
 const BODIES: Record<string, () => Record<string, unknown>> = {
   'POST /estimate': () => ({ messages: [{ role: 'user', content: 'hello' }] }),
   'POST /compact': () => ({ messages: toolSession(), targetTokens: 3000 }),
+  'POST /display': () => ({ messages: [{ role: 'user', content: 'hello' }] }),
   'POST /import': () => ({ log: '{"type":"user","uuid":"u1","message":{"role":"user","content":"hello"}}\n' }),
   'PUT /sessions/:id': () => ({ windowMessages: 2, batchSize: 1 }),
   'POST /sessions/:id/messages': () => ({ messages: [{ role: 'user', content: 'next step' }, { role: 'assistant', content: 'done' }] }),

@@ -34,6 +34,7 @@ export default fp(
           { name: 'tokens', description: 'Token estimation and compaction thresholds' },
           { name: 'compaction', description: 'Compaction of conversations, and the checkpoints stored per session' },
           { name: 'sessions', description: 'Sessions: a sliding window of recent messages and a rolling summary kept current in the background' },
+          { name: 'messages', description: 'Messages of any format in one display form (for the dashboard)' },
           { name: 'health', description: 'Liveness, readiness and metrics' },
         ],
       },

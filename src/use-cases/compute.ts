@@ -10,6 +10,7 @@
 import type { Config } from '../config.ts'
 import { llmSummarizer } from '../engine/compaction/summarizers/llm.ts'
 import type { SummarizerClient } from '../engine/compaction/types.ts'
+import { DEFAULT_FORMAT, draftConversation, type DraftTurn } from '../engine/messages/index.ts'
 import type { MessageCountCache } from '../engine/tokens/count.ts'
 import type { ProviderTokenCounter } from '../providers/anthropic-count.ts'
 import { computeCompaction } from './compact/compute.ts'
@@ -85,15 +86,15 @@ export const WARM_UP: TaskInput<'compact'> = {
     force: true,
     targetTokens: 300,
     keepRecent: 1,
-    messages: [
-      { role: 'system', content: 'You are a coding agent.' },
-      { role: 'user', content: 'Fix the failing test in src/app.ts.' },
-      ...Array.from({ length: 6 }, (_, i) => [
-        { role: 'assistant', content: `Step ${i}.`, tool_calls: [{ id: `w${i}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: `npm test -- test/${i}.test.ts` }) } }] },
-        { role: 'tool', tool_call_id: `w${i}`, content: `FAIL test/${i}.test.ts\nError: expected ${i} to equal ${i + 1}\n${'at src/app.ts:12:3\n'.repeat(20)}` },
+    messages: draftConversation(DEFAULT_FORMAT, [
+      { role: 'system', text: 'You are a coding agent.' },
+      { role: 'user', text: 'Fix the failing test in src/app.ts.' },
+      ...Array.from({ length: 6 }, (_, i): DraftTurn[] => [
+        { role: 'assistant', text: `Step ${i}.`, calls: [{ id: `w${i}`, name: 'bash', argsText: JSON.stringify({ command: `npm test -- test/${i}.test.ts` }) }] },
+        { role: 'tool', results: [{ callId: `w${i}`, text: `FAIL test/${i}.test.ts\nError: expected ${i} to equal ${i + 1}\n${'at src/app.ts:12:3\n'.repeat(20)}` }] },
       ]).flat(),
-      { role: 'assistant', content: 'The tests pass now.' },
-    ],
+      { role: 'assistant', text: 'The tests pass now.' },
+    ]).messages,
   },
 }
 

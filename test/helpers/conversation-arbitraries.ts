@@ -1,5 +1,5 @@
 /**
- * fast-check generators of valid agent conversations in the three supported formats,
+ * fast-check generators of valid agent conversations in every supported format,
  * plus a pairing checker, for message and compaction property tests.
  *
  * A format-neutral `ConversationSpec` (system prompt, user task, turns of assistant
@@ -13,6 +13,7 @@
  */
 import fc from 'fast-check'
 import type { CanonicalConversation, MessageFormat } from '../../src/engine/messages/canonical.ts'
+import { FORMAT_NAMES } from '../../src/engine/messages/registry.ts'
 
 export interface ToolCallSpec {
   id: string
@@ -246,6 +247,33 @@ export function toAiSdk(spec: ConversationSpec, version: 'v4' | 'v5' = 'v5'): un
   return out.map((m, n) => decorate(spec, m, n))
 }
 
+/**
+ * OpenAI Responses input items: reasoning items (the signature standing in for the
+ * encrypted content, redacted thinking as encrypted content alone), message items,
+ * function_call / function_call_output items. The API has no error flag on outputs.
+ */
+export function toResponses(spec: ConversationSpec): unknown[] {
+  const text = (role: string, t: string) =>
+    spec.extras ? { type: 'message', role, content: [role === 'assistant' ? { type: 'output_text', text: t, annotations: [] } : { type: 'input_text', text: t }] } : { role, content: t }
+  const out: Record<string, unknown>[] = [
+    { role: 'system', content: spec.system },
+    text('user', spec.task),
+  ]
+  spec.turns.forEach((turn, n) => {
+    if (turn.thinking) out.push({ type: 'reasoning', id: `rs_${n}`, summary: [{ type: 'summary_text', text: turn.thinking.text }], encrypted_content: turn.thinking.signature })
+    if (turn.redactedThinking) out.push({ type: 'reasoning', id: `rs_${n}_r`, summary: [], encrypted_content: turn.redactedThinking })
+    if (turn.text !== undefined || turn.calls.length === 0) out.push(text('assistant', turn.text ?? ''))
+    for (const c of turn.calls) out.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: JSON.stringify(c.input), ...(spec.extras ? { id: `fc_${c.id}`, status: 'completed' } : {}) })
+    turn.calls.forEach((c, k) => {
+      const output = spec.extras && k % 2 === 1 ? [{ type: 'input_text', text: c.output }] : c.output
+      out.push({ type: 'function_call_output', call_id: c.id, output })
+    })
+    if (turn.followUp !== undefined) out.push({ role: 'user', content: turn.followUp })
+  })
+  if (spec.finalAnswer !== undefined) out.push({ role: 'assistant', content: spec.finalAnswer })
+  return out.map((m, n) => decorate(spec, m, n))
+}
+
 export const openaiConversationArb = (opts?: { maxTurns?: number }): fc.Arbitrary<unknown[]> => conversationSpecArb(opts).map(toOpenAI)
 export const anthropicConversationArb = (opts?: { maxTurns?: number }): fc.Arbitrary<Rendered> => conversationSpecArb(opts).map(toAnthropic)
 export const aiSdkConversationArb = (opts?: { maxTurns?: number; version?: 'v4' | 'v5' }): fc.Arbitrary<unknown[]> =>
@@ -253,9 +281,17 @@ export const aiSdkConversationArb = (opts?: { maxTurns?: number; version?: 'v4' 
 
 /** A conversation in a random format, with the spec it was rendered from. */
 export function conversationInFormatArb(opts?: { maxTurns?: number }): fc.Arbitrary<{ format: MessageFormat; spec: ConversationSpec } & Rendered> {
-  return fc.tuple(conversationSpecArb(opts), fc.constantFrom<MessageFormat>('openai', 'anthropic', 'ai-sdk'), fc.constantFrom<'v4' | 'v5'>('v4', 'v5')).map(([spec, format, v]) => {
-    if (format === 'anthropic') return { format, spec, ...toAnthropic(spec) }
-    return { format, spec, messages: format === 'openai' ? toOpenAI(spec) : toAiSdk(spec, v) }
+  return fc.tuple(conversationSpecArb(opts), fc.constantFrom<MessageFormat>(...FORMAT_NAMES), fc.constantFrom<'v4' | 'v5'>('v4', 'v5')).map(([spec, format, v]): { format: MessageFormat; spec: ConversationSpec } & Rendered => {
+    switch (format) {
+      case 'anthropic':
+        return { format, spec, ...toAnthropic(spec) }
+      case 'openai':
+        return { format, spec, messages: toOpenAI(spec) }
+      case 'ai-sdk':
+        return { format, spec, messages: toAiSdk(spec, v) }
+      case 'responses':
+        return { format, spec, messages: toResponses(spec) }
+    }
   })
 }
 

@@ -48,7 +48,7 @@ async function step(ctx: ChainContext, doc: string, name: string, status: number
 }
 
 async function estimates(ctx: ChainContext): Promise<void> {
-  for (const name of ['estimate-openai', 'estimate-anthropic', 'estimate-no-room']) {
+  for (const name of ['estimate-openai', 'estimate-anthropic', 'estimate-responses', 'estimate-no-room']) {
     await step(ctx, API, name, name === 'estimate-no-room' ? 400 : 200, 'POST', '/estimate', ctx.requestBody(API, name))
   }
   await step(ctx, API, 'estimate-invalid-messages', 400, 'POST', '/estimate', {

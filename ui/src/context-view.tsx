@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, fmtInt } from './api.ts'
 import { MessageList, type ListedMessage } from './message-list.tsx'
-import { readMessage } from './messages.ts'
+import { display, type Shown } from './messages.ts'
 
 interface SessionContext {
   format: string
@@ -24,15 +24,17 @@ interface SessionContext {
 
 /** `generation`: bumped by the page when what the context is made of changed (a summary saved). */
 export function CurrentContext({ base, generation }: { base: string; generation: number }) {
-  const [context, setContext] = useState<SessionContext | null>(null)
+  const [context, setContext] = useState<(SessionContext & { shown: { system?: Shown; messages: Shown[] } }) | null>(null)
   const [error, setError] = useState<string | null>(null)
   useEffect(() => {
     let live = true
     setError(null)
-    api<SessionContext>(`${base}/context`).then(
-      (c) => live && setContext(c),
-      (e: Error) => live && setError(e.message),
-    )
+    api<SessionContext>(`${base}/context`)
+      .then(async (c) => ({ ...c, shown: await display(c) }))
+      .then(
+        (c) => live && setContext(c),
+        (e: Error) => live && setError(e.message),
+      )
     return () => {
       live = false
     }
@@ -41,8 +43,8 @@ export function CurrentContext({ base, generation }: { base: string; generation:
   const items: ListedMessage[] = []
   if (context) {
     // Anthropic: system messages and the summary are the top-level `system`, sent before the messages.
-    if (context.system !== undefined) items.push({ message: { role: 'system', content: context.system }, meta: <b>top-level system</b>, ref: 'system' })
-    context.messages.forEach((message, i) => items.push({ message, meta: <>#{i} <b>{readMessage(message).role}</b></>, ref: `#${i}` }))
+    if (context.shown.system) items.push({ shown: context.shown.system, meta: <b>top-level system</b>, ref: 'system' })
+    context.shown.messages.forEach((shown, i) => items.push({ shown, meta: <>#{i} <b>{shown.role}</b></>, ref: `#${i}` }))
   }
   return (
     <section aria-labelledby="context-title" data-testid="context">

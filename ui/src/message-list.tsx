@@ -1,9 +1,10 @@
 /** A list of messages as an agent's transcript: each tool call with its result beside it, results shown once. */
 import type { ComponentChildren } from 'preact'
-import { clip, readMessage, type ToolResult } from './messages.ts'
+import { clip, type Shown, type ToolResult } from './messages.ts'
 
 export interface ListedMessage {
-  message: unknown
+  /** The message in the server's display form (POST /display). */
+  shown: Shown
   /** The line above the message: its position, role, tokens, time, as the caller knows them. */
   meta: ComponentChildren
   /** How a result from this message is referred to beside its call ("#12, 40 tokens"). */
@@ -11,7 +12,7 @@ export interface ListedMessage {
 }
 
 export function MessageList({ items, testid }: { items: ListedMessage[]; testid: string }) {
-  const shown = items.map((m) => ({ ...m, shown: readMessage(m.message) }))
+  const shown = items
   const results = new Map<string, ToolResult & { ref: string }>()
   for (const m of shown) for (const r of m.shown.results) results.set(r.id, { ...r, ref: m.ref })
   const paired = new Set<string>()

@@ -6,7 +6,7 @@
  * short prose), and those came back byte for byte (docs/api.md: every kept message is
  * the exact object sent).
  */
-import { readMessage, type Shown } from './messages.ts'
+import type { Shown } from './messages.ts'
 
 export type Action = 'keep' | 'mask' | 'condense' | 'summarize' | 'drop'
 export const ACTION_LABEL: Record<Action, string> = { keep: 'kept', mask: 'masked', condense: 'condensed', summarize: 'summarised', drop: 'dropped' }
@@ -95,9 +95,16 @@ function matchOutputs(messages: unknown[], standing: number[], result: CompactRe
  * `result`: the compaction (or the dry run, when nothing was to be done); `after`: its
  * output's per-message counts, when it compacted.
  */
-export function rowsOf(messages: unknown[], before: Estimate, result: CompactResult, after: Estimate | null): { rows: Row[]; summary: SummaryRow | null } {
+export function rowsOf(
+  messages: unknown[],
+  before: Estimate,
+  result: CompactResult,
+  after: Estimate | null,
+  /** The display form (POST /display) of `messages` and of `result.messages`. */
+  display: { input: Shown[]; output: Shown[] },
+): { rows: Row[]; summary: SummaryRow | null } {
   const planAt = (i: number): PlanRange | undefined => result.plan.find((p) => p.from <= i && i <= p.to)
-  const shown = messages.map((m) => readMessage(m))
+  const shown = display.input
   const base = (i: number) => ({ index: i, role: shown[i]!.role, before: tokensAt(before, i) ?? 0, input: textOf(shown[i]!) })
   if (!result.compacted) {
     // Nothing compacted: the model receives the input as it is, whatever the plan proposed.
@@ -116,14 +123,14 @@ export function rowsOf(messages: unknown[], before: Estimate, result: CompactRes
     if (out === undefined) return { ...base(i), action: changedAs, reason: `${p.reason} (its output message could not be matched)`, after: null, output: null }
     const output = result.messages[out]
     if (same(input, output)) {
-      return { ...base(i), action: 'keep', reason: p.action === 'keep' ? p.reason : `unchanged (its range: ${p.reason})`, after: tokensAt(after, out), output: textOf(readMessage(output)) }
+      return { ...base(i), action: 'keep', reason: p.action === 'keep' ? p.reason : `unchanged (its range: ${p.reason})`, after: tokensAt(after, out), output: textOf(display.output[out]!) }
     }
-    return { ...base(i), action: changedAs, reason: changedAs === 'mask' ? 'tool result masked' : p.reason, after: tokensAt(after, out), output: textOf(readMessage(output)) }
+    return { ...base(i), action: changedAs, reason: changedAs === 'mask' ? 'tool result masked' : p.reason, after: tokensAt(after, out), output: textOf(display.output[out]!) }
   })
   const s = result.summary
   const summary = s
     ? {
-        role: s.index >= 0 ? readMessage(result.messages[s.index]).role : 'system (top-level)',
+        role: s.index >= 0 ? display.output[s.index]!.role : 'system (top-level)',
         text: s.text,
         // Index -1 is the whole top-level system prompt, not the summary alone.
         tokens: s.index >= 0 ? tokensAt(after, s.index) : null,

@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, ApiError, fmtInt } from './api.ts'
 import { Markdown } from './markdown.tsx'
-import { clip } from './messages.ts'
+import { clip, display } from './messages.ts'
 import { ACTION_LABEL, rowsOf, type Action, type CompactResult, type Estimate, type Row, type SummaryRow } from './preview-rows.ts'
 
 /** Where the model came from: the user's choice, the uploaded log, or the server's DEFAULT_MODEL. */
@@ -120,7 +120,9 @@ export function Preview() {
       // The summary itself: the same request, not a dry run, and without a sessionId (nothing stored).
       const real = dry.plan.some((p) => p.action !== 'keep') ? await api<CompactResult>('/compact', { method: 'POST', body: common }) : null
       const afterEstimate = real?.compacted ? await api<Estimate>('/estimate', { method: 'POST', body: { messages: real.messages, ...(real.system !== undefined ? { system: real.system } : {}), format: real.format, model: real.model } }) : null
-      const { rows, summary } = rowsOf(conv.messages, estimate, real ?? dry, afterEstimate)
+      const result = real ?? dry
+      const [input, output] = await Promise.all([display({ messages: conv.messages, format: result.format, system: conv.system }), display({ messages: result.messages, format: result.format })])
+      const { rows, summary } = rowsOf(conv.messages, estimate, result, afterEstimate, { input: input.messages, output: output.messages })
       setOut({ rows, summaryRow: summary, dry, real, before: estimate.totalTokens, model: estimate.model, modelSource })
     } catch (err) {
       setError((err as Error).message)
@@ -153,6 +155,7 @@ export function Preview() {
             <option value="openai">OpenAI messages</option>
             <option value="anthropic">Anthropic messages</option>
             <option value="ai-sdk">AI SDK messages</option>
+            <option value="responses">OpenAI Responses items</option>
             <option value="agent-log">agent log (POST /import)</option>
           </select>
         </div>

@@ -6,6 +6,7 @@ import { TokenChart, type Checkpoint } from './chart.tsx'
 import { CurrentContext } from './context-view.tsx'
 import { Markdown } from './markdown.tsx'
 import { MessageList } from './message-list.tsx'
+import { display, type Shown } from './messages.ts'
 import { SummarySection, type Summary } from './summary-editor.tsx'
 
 interface Session {
@@ -40,6 +41,8 @@ interface WindowMessage {
   tokens: number
   messageAt: string
   message: unknown
+  /** Filled in by the page: the message in the server's display form. */
+  shown?: Shown
 }
 interface Stats {
   checkpoints: number
@@ -85,7 +88,9 @@ export function SessionPage({ id }: { id: string }) {
       const hasSummary = (versions?.length ?? 0) > 0
       const [summary, continuation] = hasSummary ? [current, cont] : [null, null]
       if (!session && !checkpoints) throw new Error(`No session or compaction series "${id}".`)
-      if (live) setData({ session, stats, checkpoints: (checkpoints ?? []).reverse(), versions: versions ?? [], summary, continuation, window: window ?? [] })
+      const shown = window?.length ? (await display({ messages: window.map((m) => m.message), format: session?.settings.format })).messages : []
+      const shownWindow = (window ?? []).map((m, i) => ({ ...m, shown: shown[i] }))
+      if (live) setData({ session, stats, checkpoints: (checkpoints ?? []).reverse(), versions: versions ?? [], summary, continuation, window: shownWindow })
     })()
       .catch((e: Error) => live && setError(e.message))
       .finally(() => reloaded.current?.())
@@ -353,7 +358,7 @@ function RecentWindow({ messages }: { messages: WindowMessage[] }) {
       <MessageList
         testid="window"
         items={messages.map((m) => ({
-          message: m.message,
+          shown: m.shown ?? { role: m.role, text: JSON.stringify(m.message), calls: [], results: [] },
           meta: (
             <>
               #{m.seq} <b>{m.role}</b> · {fmtInt(m.tokens)} tokens · {fmtTime(m.messageAt)}

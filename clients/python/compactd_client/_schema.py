@@ -101,12 +101,13 @@ class CompactRequestInputSummarizer(TypedDict):
 
 # A conversation to compact, and how.
 class CompactRequestInput(TypedDict):
-    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
-    # ModelMessage format. The format is detected; `format` overrides.
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK
+    # ModelMessage or OpenAI Responses (input items) format. The format is detected;
+    # `format` overrides.
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
-    # array is read as openai (identical in all three).
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # array is read as openai (identical in every format).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
     # and the tokenizer. Default: DEFAULT_MODEL.
     model: NotRequired[str]
@@ -289,7 +290,7 @@ class CompactResponseInput(TypedDict):
     # unchanged).
     system: NotRequired[Any]
     # Format of `messages` (the input format).
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     # Model the budget was counted for.
     model: str
     # The budget used (the request's, or the model's compaction threshold).
@@ -334,14 +335,61 @@ class StrategiesResponseInput(TypedDict):
     pipelines: List[List[Literal["mask", "rules", "llm", "truncate"]]]
 
 
-# A conversation to count.
-class EstimateRequestInput(TypedDict):
-    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
-    # ModelMessage format. The format is detected; `format` overrides.
+class DisplayMessageInputCallsItem(TypedDict):
+    id: str
+    name: str
+    # The arguments as sent, serialized.
+    args: str
+
+
+class DisplayMessageInputResultsItem(TypedDict):
+    # The call it answers.
+    id: str
+    text: str
+    isError: NotRequired[bool]
+
+
+class DisplayMessageInput(TypedDict):
+    # The role: system, developer, user, assistant or tool.
+    role: str
+    # Its text, reasoning (prefixed "(reasoning) ") and images ("[image]"), one a line.
+    text: str
+    # Its tool calls.
+    calls: List[DisplayMessageInputCallsItem]
+    # Its tool results.
+    results: List[DisplayMessageInputResultsItem]
+
+
+class DisplayRequestInput(TypedDict):
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK
+    # ModelMessage or OpenAI Responses (input items) format. The format is detected;
+    # `format` overrides.
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
-    # array is read as openai (identical in all three).
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # array is read as openai (identical in every format).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
+    # Anthropic-style top-level system prompt (string or text blocks). With other
+    # formats it counts as a leading system message.
+    system: NotRequired[Union[str, List[Any]]]
+
+
+class DisplayResponseInput(TypedDict):
+    # The detected (or given) format.
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
+    # The top-level system prompt, when given.
+    system: NotRequired[DisplayMessageInput]
+    messages: List[DisplayMessageInput]
+
+
+# A conversation to count.
+class EstimateRequestInput(TypedDict):
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK
+    # ModelMessage or OpenAI Responses (input items) format. The format is detected;
+    # `format` overrides.
+    messages: List[Any]
+    # Message format. Detected automatically when omitted; a plain user/assistant string
+    # array is read as openai (identical in every format).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
     # and the tokenizer. Default: DEFAULT_MODEL.
     model: NotRequired[str]
@@ -394,7 +442,7 @@ class EstimateResponseInput(TypedDict):
     # openai, anthropic, google, deepseek or unknown.
     provider: str
     # The detected (or given) message format.
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     # The method that produced totalTokens.
     method: Literal["tokenizer", "heuristic", "provider"]
     # Tokenizer encoding, when method is tokenizer.
@@ -440,8 +488,9 @@ class ImportRequestInput(TypedDict):
     # when omitted.
     source: NotRequired[Literal["claude-code", "codex", "gemini-cli", "pi", "swe-agent"]]
     # Format of the returned messages: OpenAI Chat Completions (default), Anthropic
-    # Messages or Vercel AI SDK ModelMessage.
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # Messages, Vercel AI SDK ModelMessage or OpenAI Responses items (a Codex rollout
+    # keeps its own items).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # `all` (default): every message of the log. `current`: what the agent's model saw
     # last: the leading system messages, then everything from the latest compaction's
     # summary on.
@@ -518,7 +567,7 @@ class ImportResponseInput(TypedDict):
     # True when `source` was detected from the content, false when given.
     detected: bool
     # Format of `messages`.
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     scope: Literal["all", "current"]
     # The conversation in `format`, tool calls paired with their results. Ready for
     # /estimate, /compact or a provider.
@@ -664,7 +713,7 @@ class SessionSettingsRequestInputSummarizer(TypedDict):
 class SessionSettingsRequestInput(TypedDict):
     # Format of the session's messages (openai, anthropic, ai-sdk). Set by the first
     # append when omitted; it cannot change once messages are stored.
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the session talks to: sets token counting and the default /context budget.
     # Default: DEFAULT_MODEL.
     model: NotRequired[str]
@@ -697,7 +746,7 @@ class SessionInputSettingsSummarizer(TypedDict):
 # The session's settings.
 class SessionInputSettings(TypedDict):
     # Format of the stored messages.
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model of the session.
     model: NotRequired[str]
     # System prompt, when set.
@@ -766,8 +815,8 @@ class AppendMessagesRequestInput(TypedDict):
     # (or `createdAt`) on a message dates it for aging; otherwise the append time does.
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
-    # array is read as openai (identical in all three).
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # array is read as openai (identical in every format).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Anthropic-style top-level system prompt (a string or text blocks); stored as the
     # session's system prompt.
     system: NotRequired[Union[str, List[AppendMessagesRequestInputSystemItem]]]
@@ -802,7 +851,7 @@ class SessionContextInput(TypedDict):
     # The session.
     sessionId: str
     # Format of `messages` (and `system`).
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     # Model the tokens were counted for.
     model: str
     # The budget the context fits.
@@ -998,7 +1047,7 @@ class SessionMessagePageInput(TypedDict):
     # The session.
     sessionId: str
     # The session's message format.
-    format: Union[Literal["openai", "anthropic", "ai-sdk"], None]
+    format: Union[Literal["openai", "anthropic", "ai-sdk", "responses"], None]
     items: List[SessionMessagePageInputItemsItem]
     # Pass as `cursor` for the next (newer) page; null on the last page.
     nextCursor: Union[str, None]
@@ -1081,12 +1130,13 @@ class CompactRequestSummarizer(TypedDict):
 
 # A conversation to compact, and how.
 class CompactRequest(TypedDict):
-    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
-    # ModelMessage format. The format is detected; `format` overrides.
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK
+    # ModelMessage or OpenAI Responses (input items) format. The format is detected;
+    # `format` overrides.
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
-    # array is read as openai (identical in all three).
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # array is read as openai (identical in every format).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
     # and the tokenizer. Default: DEFAULT_MODEL.
     model: NotRequired[str]
@@ -1269,7 +1319,7 @@ class CompactResponse(TypedDict):
     # unchanged).
     system: NotRequired[Any]
     # Format of `messages` (the input format).
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     # Model the budget was counted for.
     model: str
     # The budget used (the request's, or the model's compaction threshold).
@@ -1314,14 +1364,61 @@ class StrategiesResponse(TypedDict):
     pipelines: List[List[Literal["mask", "rules", "llm", "truncate"]]]
 
 
-# A conversation to count.
-class EstimateRequest(TypedDict):
-    # The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK
-    # ModelMessage format. The format is detected; `format` overrides.
+class DisplayMessageCallsItem(TypedDict):
+    id: str
+    name: str
+    # The arguments as sent, serialized.
+    args: str
+
+
+class DisplayMessageResultsItem(TypedDict):
+    # The call it answers.
+    id: str
+    text: str
+    isError: NotRequired[bool]
+
+
+class DisplayMessage(TypedDict):
+    # The role: system, developer, user, assistant or tool.
+    role: str
+    # Its text, reasoning (prefixed "(reasoning) ") and images ("[image]"), one a line.
+    text: str
+    # Its tool calls.
+    calls: List[DisplayMessageCallsItem]
+    # Its tool results.
+    results: List[DisplayMessageResultsItem]
+
+
+class DisplayRequest(TypedDict):
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK
+    # ModelMessage or OpenAI Responses (input items) format. The format is detected;
+    # `format` overrides.
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
-    # array is read as openai (identical in all three).
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # array is read as openai (identical in every format).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
+    # Anthropic-style top-level system prompt (string or text blocks). With other
+    # formats it counts as a leading system message.
+    system: NotRequired[Union[str, List[Any]]]
+
+
+class DisplayResponse(TypedDict):
+    # The detected (or given) format.
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
+    # The top-level system prompt, when given.
+    system: NotRequired[DisplayMessage]
+    messages: List[DisplayMessage]
+
+
+# A conversation to count.
+class EstimateRequest(TypedDict):
+    # The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK
+    # ModelMessage or OpenAI Responses (input items) format. The format is detected;
+    # `format` overrides.
+    messages: List[Any]
+    # Message format. Detected automatically when omitted; a plain user/assistant string
+    # array is read as openai (identical in every format).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits
     # and the tokenizer. Default: DEFAULT_MODEL.
     model: NotRequired[str]
@@ -1374,7 +1471,7 @@ class EstimateResponse(TypedDict):
     # openai, anthropic, google, deepseek or unknown.
     provider: str
     # The detected (or given) message format.
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     # The method that produced totalTokens.
     method: Literal["tokenizer", "heuristic", "provider"]
     # Tokenizer encoding, when method is tokenizer.
@@ -1420,8 +1517,9 @@ class ImportRequest(TypedDict):
     # when omitted.
     source: NotRequired[Literal["claude-code", "codex", "gemini-cli", "pi", "swe-agent"]]
     # Format of the returned messages: OpenAI Chat Completions (default), Anthropic
-    # Messages or Vercel AI SDK ModelMessage.
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # Messages, Vercel AI SDK ModelMessage or OpenAI Responses items (a Codex rollout
+    # keeps its own items).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # `all` (default): every message of the log. `current`: what the agent's model saw
     # last: the leading system messages, then everything from the latest compaction's
     # summary on.
@@ -1498,7 +1596,7 @@ class ImportResponse(TypedDict):
     # True when `source` was detected from the content, false when given.
     detected: bool
     # Format of `messages`.
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     scope: Literal["all", "current"]
     # The conversation in `format`, tool calls paired with their results. Ready for
     # /estimate, /compact or a provider.
@@ -1644,7 +1742,7 @@ class SessionSettingsRequestSummarizer(TypedDict):
 class SessionSettingsRequest(TypedDict):
     # Format of the session's messages (openai, anthropic, ai-sdk). Set by the first
     # append when omitted; it cannot change once messages are stored.
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model the session talks to: sets token counting and the default /context budget.
     # Default: DEFAULT_MODEL.
     model: NotRequired[str]
@@ -1677,7 +1775,7 @@ class SessionSettingsSummarizer(TypedDict):
 # The session's settings.
 class SessionSettings(TypedDict):
     # Format of the stored messages.
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Model of the session.
     model: NotRequired[str]
     # System prompt, when set.
@@ -1739,8 +1837,8 @@ class AppendMessagesRequest(TypedDict):
     # (or `createdAt`) on a message dates it for aging; otherwise the append time does.
     messages: List[Any]
     # Message format. Detected automatically when omitted; a plain user/assistant string
-    # array is read as openai (identical in all three).
-    format: NotRequired[Literal["openai", "anthropic", "ai-sdk"]]
+    # array is read as openai (identical in every format).
+    format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
     # Anthropic-style top-level system prompt (a string or text blocks); stored as the
     # session's system prompt.
     system: NotRequired[Union[str, List[AppendMessagesRequestSystemItem]]]
@@ -1775,7 +1873,7 @@ class SessionContext(TypedDict):
     # The session.
     sessionId: str
     # Format of `messages` (and `system`).
-    format: Literal["openai", "anthropic", "ai-sdk"]
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
     # Model the tokens were counted for.
     model: str
     # The budget the context fits.
@@ -1971,7 +2069,7 @@ class SessionMessagePage(TypedDict):
     # The session.
     sessionId: str
     # The session's message format.
-    format: Union[Literal["openai", "anthropic", "ai-sdk"], None]
+    format: Union[Literal["openai", "anthropic", "ai-sdk", "responses"], None]
     items: List[SessionMessagePageItemsItem]
     # Pass as `cursor` for the next (newer) page; null on the last page.
     nextCursor: Union[str, None]
@@ -2225,5 +2323,15 @@ OPERATIONS: Dict[str, Operation] = {
         header_params={},
         request=None,
         responses={200: "SummaryVersion"},
+    ),
+    "POST /display": Operation(
+        method="POST",
+        path="/display",
+        summary="Messages of any format in one display form",
+        path_params={},
+        query_params={},
+        header_params={},
+        request="DisplayRequestInput",
+        responses={200: "DisplayResponse"},
     ),
 }

@@ -25,6 +25,8 @@ from ._schema import (
     CheckpointPage,
     CompactRequestInput,
     CompactResponse,
+    DisplayRequestInput,
+    DisplayResponse,
     ErrorIssuesItem,
     EstimateRequestInput,
     EstimateResponse,
@@ -201,6 +203,11 @@ class Client:
         """An agent's session log (Claude Code, Codex CLI, Gemini CLI, pi, SWE-agent) as
         messages, with the compactions the log records."""
         return cast(ImportResponse, self._call("POST /import", body=request).data)
+
+    @route("POST /display")
+    def display(self, request: DisplayRequestInput) -> DisplayResponse:
+        """Messages of any format in one display form: role, text, tool calls and results."""
+        return cast(DisplayResponse, self._call("POST /display", body=request).data)
 
     @route("GET /sessions/{id}/checkpoints")
     def list_checkpoints(self, session_id: str, *, cursor: Optional[str] = None, limit: Optional[int] = None) -> CheckpointPage:

@@ -1671,7 +1671,7 @@ export interface paths {
                     /** @description Token budget of the context (counted for the session's model). Default: the model's compaction threshold, as /estimate computes it. */
                     budget?: number;
                     /** @description Format to return the messages in. Default: the session's format. */
-                    format?: "openai" | "anthropic" | "ai-sdk";
+                    format?: "openai" | "anthropic" | "ai-sdk" | "responses";
                     /** @description Model to count tokens for. Default: the session's model. */
                     model?: string;
                 };
@@ -2192,6 +2192,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/display": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Messages of any format in one display form
+         * @description One display message per element of `messages` (a Responses item is one), and the top-level `system` when given. A message its format refuses is shown with its role and JSON. Used by the dashboard.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DisplayRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DisplayResponse"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2355,13 +2452,13 @@ export interface components {
          *     }
          */
         CompactRequestInput: {
-            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses (input items) format. The format is detected; `format` overrides. */
             messages: unknown[];
             /**
-             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits and the tokenizer. Default: DEFAULT_MODEL. */
             model?: string;
             /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
@@ -2560,7 +2657,7 @@ export interface components {
              * @description Format of `messages` (the input format).
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the budget was counted for. */
             model: string;
             /** @description The budget used (the request's, or the model's compaction threshold). */
@@ -2713,6 +2810,47 @@ export interface components {
             /** @description Pipelines worth offering in a menu: the default first, then each strategy as it is usually run. */
             pipelines: ("mask" | "rules" | "llm" | "truncate")[][];
         };
+        DisplayMessageInput: {
+            /** @description The role: system, developer, user, assistant or tool. */
+            role: string;
+            /** @description Its text, reasoning (prefixed "(reasoning) ") and images ("[image]"), one a line. */
+            text: string;
+            /** @description Its tool calls. */
+            calls: {
+                id: string;
+                name: string;
+                /** @description The arguments as sent, serialized. */
+                args: string;
+            }[];
+            /** @description Its tool results. */
+            results: {
+                /** @description The call it answers. */
+                id: string;
+                text: string;
+                isError?: boolean;
+            }[];
+        };
+        DisplayRequestInput: {
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses (input items) format. The format is detected; `format` overrides. */
+            messages: unknown[];
+            /**
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
+             * @enum {string}
+             */
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
+            /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
+            system?: string | unknown[];
+        };
+        DisplayResponseInput: {
+            /**
+             * @description The detected (or given) format.
+             * @enum {string}
+             */
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
+            /** @description The top-level system prompt, when given. */
+            system?: components["schemas"]["DisplayMessageInput"];
+            messages: components["schemas"]["DisplayMessageInput"][];
+        };
         /**
          * @description A conversation to count.
          * @example {
@@ -2730,13 +2868,13 @@ export interface components {
          *     }
          */
         EstimateRequestInput: {
-            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses (input items) format. The format is detected; `format` overrides. */
             messages: unknown[];
             /**
-             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits and the tokenizer. Default: DEFAULT_MODEL. */
             model?: string;
             /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
@@ -2799,7 +2937,7 @@ export interface components {
              * @description The detected (or given) message format.
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /**
              * @description The method that produced totalTokens.
              * @enum {string}
@@ -2854,10 +2992,10 @@ export interface components {
              */
             source?: "claude-code" | "codex" | "gemini-cli" | "pi" | "swe-agent";
             /**
-             * @description Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages or Vercel AI SDK ModelMessage.
+             * @description Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses items (a Codex rollout keeps its own items).
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /**
              * @description `all` (default): every message of the log. `current`: what the agent's model saw last: the leading system messages, then everything from the latest compaction's summary on.
              * @enum {string}
@@ -2909,7 +3047,7 @@ export interface components {
              * @description Format of `messages`.
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @enum {string} */
             scope: "all" | "current";
             /** @description The conversation in `format`, tool calls paired with their results. Ready for /estimate, /compact or a provider. */
@@ -3132,7 +3270,7 @@ export interface components {
              * @description Format of the session's messages (openai, anthropic, ai-sdk). Set by the first append when omitted; it cannot change once messages are stored.
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the session talks to: sets token counting and the default /context budget. Default: DEFAULT_MODEL. */
             model?: string;
             /** @description The recent window keeps at most this many messages (system messages excepted). Default 20. */
@@ -3205,7 +3343,7 @@ export interface components {
                  * @description Format of the stored messages.
                  * @enum {string}
                  */
-                format?: "openai" | "anthropic" | "ai-sdk";
+                format?: "openai" | "anthropic" | "ai-sdk" | "responses";
                 /** @description Model of the session. */
                 model?: string;
                 /** @description System prompt, when set. */
@@ -3300,10 +3438,10 @@ export interface components {
             /** @description The exchange(s) to append, oldest first, in the session's format. A `timestamp` (or `createdAt`) on a message dates it for aging; otherwise the append time does. */
             messages: unknown[];
             /**
-             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Anthropic-style top-level system prompt (a string or text blocks); stored as the session's system prompt. */
             system?: string | ({
                 /** @constant */
@@ -3386,7 +3524,7 @@ export interface components {
              * @description Format of `messages` (and `system`).
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the tokens were counted for. */
             model: string;
             /** @description The budget the context fits. */
@@ -3678,7 +3816,7 @@ export interface components {
             /** @description The session. */
             sessionId: string;
             /** @description The session's message format. */
-            format: ("openai" | "anthropic" | "ai-sdk") | null;
+            format: ("openai" | "anthropic" | "ai-sdk" | "responses") | null;
             items: {
                 /** @description Position in the session (1, 2, ...). */
                 seq: number;
@@ -3858,13 +3996,13 @@ export interface components {
          *     }
          */
         CompactRequest: {
-            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses (input items) format. The format is detected; `format` overrides. */
             messages: unknown[];
             /**
-             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits and the tokenizer. Default: DEFAULT_MODEL. */
             model?: string;
             /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
@@ -4063,7 +4201,7 @@ export interface components {
              * @description Format of `messages` (the input format).
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the budget was counted for. */
             model: string;
             /** @description The budget used (the request's, or the model's compaction threshold). */
@@ -4216,6 +4354,47 @@ export interface components {
             /** @description Pipelines worth offering in a menu: the default first, then each strategy as it is usually run. */
             pipelines: ("mask" | "rules" | "llm" | "truncate")[][];
         };
+        DisplayMessage: {
+            /** @description The role: system, developer, user, assistant or tool. */
+            role: string;
+            /** @description Its text, reasoning (prefixed "(reasoning) ") and images ("[image]"), one a line. */
+            text: string;
+            /** @description Its tool calls. */
+            calls: {
+                id: string;
+                name: string;
+                /** @description The arguments as sent, serialized. */
+                args: string;
+            }[];
+            /** @description Its tool results. */
+            results: {
+                /** @description The call it answers. */
+                id: string;
+                text: string;
+                isError?: boolean;
+            }[];
+        };
+        DisplayRequest: {
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses (input items) format. The format is detected; `format` overrides. */
+            messages: unknown[];
+            /**
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
+             * @enum {string}
+             */
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
+            /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
+            system?: string | unknown[];
+        };
+        DisplayResponse: {
+            /**
+             * @description The detected (or given) format.
+             * @enum {string}
+             */
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
+            /** @description The top-level system prompt, when given. */
+            system?: components["schemas"]["DisplayMessage"];
+            messages: components["schemas"]["DisplayMessage"][];
+        };
         /**
          * @description A conversation to count.
          * @example {
@@ -4233,13 +4412,13 @@ export interface components {
          *     }
          */
         EstimateRequest: {
-            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides. */
+            /** @description The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses (input items) format. The format is detected; `format` overrides. */
             messages: unknown[];
             /**
-             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the conversation is for (e.g. gpt-4o, claude-sonnet-4-5). Sets the limits and the tokenizer. Default: DEFAULT_MODEL. */
             model?: string;
             /** @description Anthropic-style top-level system prompt (string or text blocks). With other formats it counts as a leading system message. */
@@ -4302,7 +4481,7 @@ export interface components {
              * @description The detected (or given) message format.
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /**
              * @description The method that produced totalTokens.
              * @enum {string}
@@ -4357,10 +4536,10 @@ export interface components {
              */
             source?: "claude-code" | "codex" | "gemini-cli" | "pi" | "swe-agent";
             /**
-             * @description Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages or Vercel AI SDK ModelMessage.
+             * @description Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses items (a Codex rollout keeps its own items).
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /**
              * @description `all` (default): every message of the log. `current`: what the agent's model saw last: the leading system messages, then everything from the latest compaction's summary on.
              * @enum {string}
@@ -4412,7 +4591,7 @@ export interface components {
              * @description Format of `messages`.
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @enum {string} */
             scope: "all" | "current";
             /** @description The conversation in `format`, tool calls paired with their results. Ready for /estimate, /compact or a provider. */
@@ -4635,7 +4814,7 @@ export interface components {
              * @description Format of the session's messages (openai, anthropic, ai-sdk). Set by the first append when omitted; it cannot change once messages are stored.
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the session talks to: sets token counting and the default /context budget. Default: DEFAULT_MODEL. */
             model?: string;
             /** @description The recent window keeps at most this many messages (system messages excepted). Default 20. */
@@ -4708,7 +4887,7 @@ export interface components {
                  * @description Format of the stored messages.
                  * @enum {string}
                  */
-                format?: "openai" | "anthropic" | "ai-sdk";
+                format?: "openai" | "anthropic" | "ai-sdk" | "responses";
                 /** @description Model of the session. */
                 model?: string;
                 /** @description System prompt, when set. */
@@ -4803,10 +4982,10 @@ export interface components {
             /** @description The exchange(s) to append, oldest first, in the session's format. A `timestamp` (or `createdAt`) on a message dates it for aging; otherwise the append time does. */
             messages: unknown[];
             /**
-             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).
+             * @description Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).
              * @enum {string}
              */
-            format?: "openai" | "anthropic" | "ai-sdk";
+            format?: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Anthropic-style top-level system prompt (a string or text blocks); stored as the session's system prompt. */
             system?: string | ({
                 /** @constant */
@@ -4889,7 +5068,7 @@ export interface components {
              * @description Format of `messages` (and `system`).
              * @enum {string}
              */
-            format: "openai" | "anthropic" | "ai-sdk";
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
             /** @description Model the tokens were counted for. */
             model: string;
             /** @description The budget the context fits. */
@@ -5181,7 +5360,7 @@ export interface components {
             /** @description The session. */
             sessionId: string;
             /** @description The session's message format. */
-            format: ("openai" | "anthropic" | "ai-sdk") | null;
+            format: ("openai" | "anthropic" | "ai-sdk" | "responses") | null;
             items: {
                 /** @description Position in the session (1, 2, ...). */
                 seq: number;

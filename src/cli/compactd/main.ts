@@ -22,7 +22,7 @@ or an agent's session log, imported first: Claude Code (.jsonl), Codex CLI rollo
 Gemini CLI session (.json), pi session (.jsonl), SWE-agent / mini-swe-agent trajectory.
 
 Options:
-  --format F        openai (default), anthropic or ai-sdk: the format of the messages sent and returned
+  --format F        openai (default), anthropic, ai-sdk or responses: the format of the messages sent and returned
   --source S        the log's agent: claude-code, codex, gemini-cli, pi, swe-agent (default: detected)
   --scope all|current  import every message (default) or only what the model saw last
   --url URL         use the compactd service at URL (default: COMPACTD_URL; unset: run in-process)

@@ -6,7 +6,6 @@
  * is over the target, the least important log lines go until it fits.
  */
 import type { FormatAdapter } from '../messages/adapter.ts'
-import { getAdapter } from '../messages/index.ts'
 import type { CanonicalMessage } from '../messages/canonical.ts'
 import { findPairingProblems } from '../conversation/pairing.ts'
 import { logCandidates, type Plan } from './plan.ts'
@@ -88,9 +87,5 @@ export function assemble(a: AssembleInput): Assembly {
 }
 
 function summaryMessage(adapter: FormatAdapter, role: NonNullable<CompactOptions['summaryRole']>, text: string): CanonicalMessage {
-  if (adapter.format === 'anthropic' && (role === 'system' || role === 'developer')) {
-    // Anthropic has no system role inside messages: the serializer moves it to the top-level system.
-    return { ...getAdapter('openai').createTextMessage('system', text) }
-  }
   return adapter.createTextMessage(role, text)
 }

@@ -1,5 +1,6 @@
 /**
- * Codex CLI rollout JSONL (~/.codex/sessions/…/rollout-*.jsonl) → AI SDK messages.
+ * Codex CLI rollout JSONL (~/.codex/sessions/…/rollout-*.jsonl) → AI SDK messages, or,
+ * when the Responses format is asked for, the rollout's own Responses items.
  *
  * Lines are `{timestamp, type, payload}`: `session_meta` (its base instructions become
  * the system message), `response_item` (Responses API items: messages, reasoning,
@@ -14,8 +15,12 @@
  *   summary message inside `replacement_history`), inserted as the user message Codex
  *   puts in the model's context (the handoff prefix, then the summary). preTokens: the
  *   last `token_count` before it (`last_token_usage.total_tokens`).
+ * - In the Responses format (`wanted` "responses"), the items are kept as Codex wrote
+ *   them (reasoning with its encrypted content too); the base instructions and summaries
+ *   become message items written by that format's adapter.
  */
 import { isRecord, type JsonObject } from '../messages/adapter.ts'
+import { getAdapter, type MessageFormat } from '../messages/index.ts'
 import {
   CallTracker,
   LogBuilder,
@@ -64,8 +69,16 @@ export const CODEX_ITEM_TYPES = new Set([
 /** Items that carry nothing a conversation can hold (encrypted state, snapshots, searches without output). */
 const SKIPPED_ITEMS = new Set(['ghost_snapshot', 'compaction', 'compaction_summary', 'web_search_call', 'image_generation_call', 'tool_search_call', 'tool_search_output', 'other'])
 
-export function parseCodex(entries: Iterable<LogEntry>): ParsedLog {
-  const b = new LogBuilder('ai-sdk')
+/** Items kept in the Responses format: a conversation's turns (hosted tools' items are skipped as in the AI SDK form). */
+const RESPONSES_ITEMS = new Set(['message', 'reasoning', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'local_shell_call', 'local_shell_call_output'])
+
+/** `wanted`: the format the import writes; "responses" is read natively, any other through the AI SDK. */
+export function parseCodex(entries: Iterable<LogEntry>, wanted?: MessageFormat): ParsedLog {
+  const native = wanted === 'responses' ? 'responses' : 'ai-sdk'
+  const b = new LogBuilder(native)
+  /** A text message in the native format, e.g. the base instructions. */
+  const textMessage = (role: 'system' | 'user', text: string): JsonObject =>
+    native === 'responses' ? (getAdapter('responses').createTextMessage(role, text).raw as JsonObject) : { role, content: role === 'user' ? [aiText(text)] : text }
   const calls = new CallTracker()
   let lastTokens: number | undefined
   /** Whether the last message is an assistant message that calls and reasoning may still join. */
@@ -80,6 +93,12 @@ export function parseCodex(entries: Iterable<LogEntry>): ParsedLog {
   }
 
   const item = (p: JsonObject, entry: LogEntry): void => {
+    if (native === 'responses') {
+      if (typeof p.type === 'string' && RESPONSES_ITEMS.has(p.type)) b.push(p, entry)
+      else if (typeof p.type === 'string' && SKIPPED_ITEMS.has(p.type)) b.skipped++
+      else b.unknown(entry, `unknown response item type ${typeLabel(p)}`)
+      return
+    }
     switch (p.type) {
       case 'message': {
         const role = p.role
@@ -172,7 +191,7 @@ export function parseCodex(entries: Iterable<LogEntry>): ParsedLog {
           const base = isRecord(p.base_instructions) ? str(p.base_instructions.text) : str(p.base_instructions)
           if (base) {
             assistantOpen = false
-            b.push({ role: 'system', content: base }, entry)
+            b.push(textMessage('system', base), entry)
           } else b.skipped++
           break
         }
@@ -194,7 +213,7 @@ export function parseCodex(entries: Iterable<LogEntry>): ParsedLog {
           const at = b.messages.length
           if (summary) {
             const text = summary.startsWith(PREFIX_START) || summary.includes(`\n${PREFIX_START}`) ? summary : `${CODEX_SUMMARY_PREFIX}\n${summary}`
-            b.push({ role: 'user', content: [aiText(text)] }, entry)
+            b.push(textMessage('user', text), entry)
           }
           b.compaction({
             at,

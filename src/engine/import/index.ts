@@ -13,8 +13,8 @@
  *   write       in the requested format through the adapters; positions mapped to it
  */
 import type { MessageFormat } from '../messages/canonical.ts'
-import { MESSAGE_FORMATS, type CanonicalMessage } from '../messages/canonical.ts'
-import { getAdapter } from '../messages/index.ts'
+import type { CanonicalMessage } from '../messages/canonical.ts'
+import { FORMAT_NAMES_TEXT, getAdapter, isMessageFormat } from '../messages/index.ts'
 import { MessageFormatError } from '../messages/errors.ts'
 import { duplicateCallIdIn, MISSING_RESULT_TEXT, repairPairing } from '../conversation/pairing.ts'
 import { isRecord, type JsonObject } from '../messages/adapter.ts'
@@ -49,7 +49,7 @@ const SOURCES_TEXT = 'Claude Code session JSONL, Codex CLI rollout JSONL, Gemini
 export function importLog(log: unknown, options: ImportOptions = {}): ImportResult {
   const format = options.format ?? 'openai'
   const scope: ImportScope = options.scope ?? 'all'
-  if (!MESSAGE_FORMATS.includes(format)) throw new ImportError('format', `format: expected "openai", "anthropic" or "ai-sdk", got ${JSON.stringify(format)}`)
+  if (!isMessageFormat(format)) throw new ImportError('format', `format: expected ${FORMAT_NAMES_TEXT}, got ${JSON.stringify(format)}`)
   if (scope !== 'all' && scope !== 'current') throw new ImportError('scope', `scope: expected "all" or "current", got ${JSON.stringify(scope)}`)
   if (options.source !== undefined && !IMPORT_SOURCES.includes(options.source)) {
     throw new ImportError('source', `source: expected one of ${IMPORT_SOURCES.map((s) => `"${s}"`).join(', ')}, got ${JSON.stringify(options.source)}`)
@@ -159,7 +159,7 @@ function fromEntries(entries: LogEntry[], readIssues: ImportIssue[], lines: numb
     throw new ImportError('log', `log: not a log this importer knows; expected ${SOURCES_TEXT}${options.source ? '' : ' (or give source)'}`)
   }
   if (source === 'swe-agent') throw new ImportError('source', `source: a swe-agent trajectory is one JSON document, not JSON Lines${detected ? `; this log looks like ${detected}` : ''}`)
-  const parsed = parseEntries(source, entries)
+  const parsed = parseEntries(source, entries, format)
   if (parsed.messages.length === 0 && parsed.compactions.length === 0) {
     if (options.source !== undefined && detected !== undefined && detected !== source) throw new ImportError('source', `source: the log is not a ${source} log; it looks like ${detected}`)
     const first = [...readIssues, ...parsed.issues].sort((a, b) => (a.line ?? 0) - (b.line ?? 0))[0]
@@ -168,12 +168,12 @@ function fromEntries(entries: LogEntry[], readIssues: ImportIssue[], lines: numb
   return finish(parsed, source, options.source === undefined, readIssues, { lines, entries: entries.length }, format, scope)
 }
 
-function parseEntries(source: Exclude<ImportSource, 'swe-agent'>, entries: LogEntry[]): ParsedLog {
+function parseEntries(source: Exclude<ImportSource, 'swe-agent'>, entries: LogEntry[], format: MessageFormat): ParsedLog {
   switch (source) {
     case 'claude-code':
       return parseClaudeCode(entries)
     case 'codex':
-      return parseCodex(entries)
+      return parseCodex(entries, format)
     case 'pi':
       return parsePi(entries)
     case 'gemini-cli':

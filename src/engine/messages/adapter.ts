@@ -1,5 +1,5 @@
 /**
- * The contract every provider format implements, plus the small helpers the three
+ * The contract every provider format implements, plus the small helpers the
  * adapters share (type checks that throw MessageFormatError, timestamps, tool input
  * conversion, data URLs).
  *
@@ -10,8 +10,18 @@
 import type { CanonicalConversation, CanonicalMessage, CanonicalPart, MessageFormat } from './canonical.ts'
 import { MessageFormatError } from './errors.ts'
 
-export interface FormatAdapter {
-  readonly format: MessageFormat
+export interface FormatAdapter<F extends string = MessageFormat> {
+  /** The format's name in requests (`format`), responses and stored sessions. */
+  readonly format: F
+  /** The format's name for people: error messages, docs. */
+  readonly label: string
+  /** How detectFormat (detect.ts) tells this format's messages from the others'. */
+  readonly detection: FormatDetection
+  /**
+   * Top-level fields of a message that the sessions store for aging (a message's time)
+   * but this format's provider refuses: dropped from what GET /context returns.
+   */
+  readonly timestampFields: readonly string[]
   /** Validate and parse. Throws MessageFormatError naming the index and field. `system` is Anthropic's top-level system (ignored by others). */
   parse(messages: readonly unknown[], system?: unknown): CanonicalConversation
   /**
@@ -23,7 +33,7 @@ export interface FormatAdapter {
    * alternate, and the conversation starts with a user message.
    */
   serialize(messages: readonly CanonicalMessage[]): { messages: unknown[]; system?: unknown }
-  /** A new text message in this format (used for summaries). For Anthropic, role 'system' is not allowed inside messages: throw. */
+  /** A new text message in this format (used for summaries). Anthropic: a system or developer text goes to the top-level `system`. */
   createTextMessage(role: 'system' | 'developer' | 'user' | 'assistant', text: string): CanonicalMessage
   /** Copy of the message with one tool result's content replaced by text (masking). Keeps every other field of raw, and the result's id/is_error. */
   withToolResultText(message: CanonicalMessage, callId: string, text: string): CanonicalMessage
@@ -52,6 +62,40 @@ export interface FormatAdapter {
    * calls: no messages.
    */
   createToolResults(callMessage: CanonicalMessage, calls: readonly { id: string; name: string }[], text: string): CanonicalMessage[]
+  /**
+   * A new assistant message with `text` (none when '') and the given tool calls, in this
+   * format; parsed as `parse` would parse it; index CREATED_INDEX. With createTextMessage
+   * and createToolResults it writes any conversation the engine or a test drafts.
+   */
+  createToolCalls(text: string, calls: readonly { id: string; name: string; argsText: string }[]): CanonicalMessage
+  /**
+   * Path of a tool call's id in the caller's message, for error messages: `ordinal` counts
+   * the message's calls, `partIndex` its parts.
+   */
+  callIdField(message: CanonicalMessage, ordinal: number, partIndex: number): string
+}
+
+/**
+ * What detectFormat needs to know of a format: which roles, top-level fields, content
+ * shapes and content part types its messages can have. Detection asks every format about
+ * every such feature of the messages; a feature some formats take and others do not
+ * narrows the candidates (detect.ts).
+ */
+export interface FormatDetection {
+  /** Whether the format takes a system prompt apart from the messages (Anthropic's top-level `system`). */
+  readonly topLevelSystem: boolean
+  /** Roles a message of this format may have. */
+  readonly roles: readonly string[]
+  /** Top-level message fields only this format's messages carry (when present and not null). */
+  readonly fields: readonly string[]
+  /** Whether a message of this role may have `content: null`. */
+  nullContent(role: unknown): boolean
+  /** Whether a message of this role may have string content. */
+  stringContent(role: unknown): boolean
+  /** Whether a content part (an object with a string `type`) can be of this format. */
+  part(part: JsonObject): boolean
+  /** When several formats fit an array equally, the lowest rank is chosen. */
+  readonly rank: number
 }
 
 /** Index given to messages the engine creates (they are not in the caller's array). */
@@ -246,7 +290,7 @@ export function replaceTextParts(parts: readonly CanonicalPart[], text: string, 
 
 /**
  * `withText` on array content whose elements are parts[0..content.length) one to one
- * (how all three adapters parse arrays): the first text element is rewritten by `edit`,
+ * (how the adapters parse arrays): the first text element is rewritten by `edit`,
  * later text elements are dropped, everything else is kept as is (same references).
  */
 export function replaceTextElements(content: readonly unknown[], parts: readonly CanonicalPart[], edit: (element: JsonObject) => JsonObject): unknown[] {

@@ -1,15 +1,21 @@
 /**
  * The one message model used inside compactd.
  *
- * Adapters (openai.ts, anthropic.ts, ai-sdk.ts) translate provider formats to and
+ * Adapters (one folder per format, listed in registry.ts) translate provider formats to and
  * from this model at the edge. Every canonical message keeps the exact object it
  * was parsed from (`raw`), so a message the engine keeps is written back
  * byte-for-byte, and adapters can round-trip fields they do not understand.
  */
 
-export type MessageFormat = 'openai' | 'anthropic' | 'ai-sdk'
-
-export const MESSAGE_FORMATS: readonly MessageFormat[] = ['openai', 'anthropic', 'ai-sdk']
+/**
+ * The wire formats' names. Each format's folder adds its own name here by declaration
+ * merging (`declare module '../canonical.ts'` in its index.ts), so this module, which every
+ * format imports, imports none of them (no cycle), and the list is still written once:
+ * registry.ts lists the adapters and checks that every name has one.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface MessageFormatNames {}
+export type MessageFormat = keyof MessageFormatNames & string
 
 export type CanonicalRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool'
 
@@ -18,7 +24,7 @@ export interface TextPart {
   text: string
 }
 
-/** Model reasoning: Anthropic `thinking`/`redacted_thinking`, AI SDK `reasoning`. */
+/** Model reasoning: Anthropic `thinking`/`redacted_thinking`, AI SDK `reasoning`, a Responses `reasoning` item's summary (its encrypted content stays in raw). */
 export interface ReasoningPart {
   type: 'reasoning'
   text: string

@@ -1,34 +1,38 @@
 /**
  * Entry point of the message layer: parse callers' messages in any supported format
- * into canonical messages, and write canonical messages back out in any format.
+ * into canonical messages, and write canonical messages back out in any format. Nothing
+ * outside this layer builds or reads a format's JSON: it calls these functions, or the
+ * adapter of the format (getAdapter).
  */
-import { MESSAGE_FORMATS, type CanonicalConversation, type CanonicalMessage, type MessageFormat } from './canonical.ts'
-import { type FormatAdapter, typeName } from './adapter.ts'
-import { aiSdkAdapter } from './ai-sdk.ts'
-import { anthropicAdapter } from './anthropic.ts'
-import { detectFormat } from './detect.ts'
+import type { CanonicalConversation, CanonicalMessage, MessageFormat } from './canonical.ts'
+import { CREATED_INDEX, type FormatAdapter, isRecord, typeName } from './adapter.ts'
+import { detectAmong, orList } from './detect.ts'
 import { MessageFormatError } from './errors.ts'
-import { openaiAdapter } from './openai.ts'
+import { FORMAT_ADAPTERS, FORMAT_NAMES, findAdapter, isMessageFormat } from './registry.ts'
 
 export * from './canonical.ts'
 export type { FormatAdapter } from './adapter.ts'
 export { CREATED_INDEX } from './adapter.ts'
 export { MessageFormatError } from './errors.ts'
-export { detectFormat } from './detect.ts'
-export { openaiAdapter } from './openai.ts'
-export { anthropicAdapter, CONTINUATION_TEXT } from './anthropic.ts'
-export { aiSdkAdapter } from './ai-sdk.ts'
+export { DEFAULT_FORMAT, FORMAT_NAMES, isMessageFormat } from './registry.ts'
+export { CONTINUATION_TEXT } from './anthropic/write.ts'
+export { displayMessages, displayWire, type DisplayMessage } from './display.ts'
 
-const ADAPTERS: Record<MessageFormat, FormatAdapter> = {
-  openai: openaiAdapter,
-  anthropic: anthropicAdapter,
-  'ai-sdk': aiSdkAdapter,
-}
+/** The formats' names quoted for an error message: `"openai", "anthropic" or "ai-sdk"`. */
+export const FORMAT_NAMES_TEXT = orList(FORMAT_NAMES.map((f) => JSON.stringify(f)))
+
+/** The formats' names (FORMAT_NAMES), by its older name. */
+export const MESSAGE_FORMATS: readonly MessageFormat[] = FORMAT_NAMES
 
 export function getAdapter(format: MessageFormat): FormatAdapter {
-  const adapter = ADAPTERS[format]
+  const adapter = findAdapter(format)
   if (adapter === undefined) throw invalidFormat(format)
   return adapter
+}
+
+/** The format of `messages`, from their structure (detect.ts); `system` is a top-level system prompt given with them. */
+export function detectFormat(messages: readonly unknown[], hint?: { system?: unknown }): MessageFormat {
+  return detectAmong(FORMAT_ADAPTERS, messages, hint)
 }
 
 /**
@@ -42,7 +46,7 @@ export function getAdapter(format: MessageFormat): FormatAdapter {
  * checked when they came in (the compaction engine refuses them in its own way).
  */
 export function parseConversation(messages: unknown, opts: { format?: MessageFormat; system?: unknown; allowDuplicateCallIds?: boolean } = {}): CanonicalConversation {
-  if (opts.format !== undefined && !MESSAGE_FORMATS.includes(opts.format)) throw invalidFormat(opts.format)
+  if (opts.format !== undefined && !isMessageFormat(opts.format)) throw invalidFormat(opts.format)
   if (!Array.isArray(messages)) {
     throw new MessageFormatError('messages', `expected an array of messages, got ${typeName(messages)}`)
   }
@@ -68,9 +72,10 @@ export function checkToolCallIds(conversation: CanonicalConversation): void {
       seen ??= new Map()
       const first = seen.get(part.id)
       if (first !== undefined) {
+        const adapter = getAdapter(m.format)
         throw new MessageFormatError(
-          callIdField(m, ordinal, j),
-          `duplicate tool call id ${JSON.stringify(part.id)}: ${callIdField(m, first.ordinal, first.partIndex)} has the same id in this message, so their results cannot be told apart; give each call its own id (an id may be reused in a later turn, once its call is answered)`,
+          adapter.callIdField(m, ordinal, j),
+          `duplicate tool call id ${JSON.stringify(part.id)}: ${adapter.callIdField(m, first.ordinal, first.partIndex)} has the same id in this message, so their results cannot be told apart; give each call its own id (an id may be reused in a later turn, once its call is answered)`,
           m.index,
         )
       }
@@ -80,30 +85,78 @@ export function checkToolCallIds(conversation: CanonicalConversation): void {
   }
 }
 
-/**
- * Path of a tool call's id in the caller's message: `ordinal` counts the message's calls,
- * `partIndex` its parts. OpenAI: calls are `tool_calls` in order, then the legacy
- * `function_call`; Anthropic and AI SDK parse array content one part per block.
- */
-function callIdField(m: CanonicalMessage, ordinal: number, partIndex: number): string {
-  const at = `messages[${m.index}]`
-  switch (m.format) {
-    case 'openai': {
-      const calls = (m.raw as { tool_calls?: unknown }).tool_calls
-      return Array.isArray(calls) && ordinal < calls.length ? `${at}.tool_calls[${ordinal}].id` : `${at}.function_call`
-    }
-    case 'anthropic':
-      return `${at}.content[${partIndex}].id`
-    case 'ai-sdk':
-      return `${at}.content[${partIndex}].toolCallId`
-  }
-}
-
 /** Writes canonical messages in `format`; `system` is set only for Anthropic when there is a system prompt. */
 export function serializeConversation(messages: readonly CanonicalMessage[], format: MessageFormat): { messages: unknown[]; system?: unknown } {
   return getAdapter(format).serialize(messages)
 }
 
+/**
+ * The messages of a request that gave `system` beside messages of a format without a
+ * top-level system prompt: it counts (as in /estimate) and rides along as a pinned
+ * leading system message whose raw is `system` as given. Unchanged when there is no
+ * such `system` (or the format took it, as Anthropic's does).
+ */
+export function withSeparateSystem(conversation: CanonicalConversation, system: unknown): CanonicalMessage[] {
+  if (system === undefined || conversation.anthropicSystem !== undefined) return conversation.messages
+  const text = typeof system === 'string' ? system : JSON.stringify(system)
+  return [{ role: 'system', parts: [{ type: 'text', text }], index: -1, format: conversation.format, raw: system }, ...conversation.messages]
+}
+
+/**
+ * A session's `system` setting (a string, or Anthropic text blocks) as the leading
+ * messages of `format`: Anthropic's top-level system as given, else one system message
+ * holding its text (none when it has none).
+ */
+export function sessionSystemMessages(system: string | unknown[], format: MessageFormat): CanonicalMessage[] {
+  if (getAdapter(format).detection.topLevelSystem) return parseConversation([], { format, system }).messages
+  const text = typeof system === 'string' ? system : system.map((b) => (isRecord(b) && typeof b.text === 'string' ? b.text : '')).join('\n')
+  return text ? [createdSystemMessage(text, format)] : []
+}
+
+/** A system message the engine creates, in `format` (Anthropic: one that goes to the top-level system). */
+export function createdSystemMessage(text: string, format: MessageFormat): CanonicalMessage {
+  return getAdapter(format).createTextMessage('system', text)
+}
+
+/** A message as its provider accepts it: without the timestamp fields sessions keep (FormatAdapter.timestampFields). */
+export function withoutTimestamps(message: unknown, format: MessageFormat): unknown {
+  if (!isRecord(message)) return message
+  const drop = getAdapter(format).timestampFields
+  if (!drop.some((k) => k in message)) return message
+  return Object.fromEntries(Object.entries(message).filter(([k]) => !drop.includes(k)))
+}
+
+/** A turn of a conversation drafted without a format (draftConversation). */
+export type DraftTurn =
+  | { role: 'system' | 'developer' | 'user' | 'assistant'; text: string; calls?: undefined }
+  | { role: 'assistant'; text: string; calls: { id: string; name: string; argsText: string }[] }
+  | { role: 'tool'; results: { callId: string; text: string }[] }
+
+/**
+ * A conversation written in `format` from turns that name no format (a warm-up task, a
+ * sample): built by the format's own factories, so it is what a caller of that format
+ * would send. Each tool turn answers the calls of the assistant turn before it.
+ */
+export function draftConversation(format: MessageFormat, turns: readonly DraftTurn[]): { messages: unknown[]; system?: unknown } {
+  const adapter = getAdapter(format)
+  const messages: CanonicalMessage[] = []
+  let callMessage: CanonicalMessage | undefined
+  for (const turn of turns) {
+    if (turn.role === 'tool') {
+      if (callMessage === undefined) throw new Error('draftConversation: a tool turn must follow an assistant turn with calls')
+      const names = new Map(turn.results.map((r) => [r.callId, callMessage!.parts.find((p) => p.type === 'tool-call' && p.id === r.callId)]))
+      for (const r of turn.results) {
+        const call = names.get(r.callId)
+        messages.push(...adapter.createToolResults(callMessage, [{ id: r.callId, name: call?.type === 'tool-call' ? call.name : 'unknown_tool' }], r.text))
+      }
+    } else if (turn.calls !== undefined) {
+      callMessage = adapter.createToolCalls(turn.text, turn.calls)
+      messages.push(callMessage)
+    } else messages.push(adapter.createTextMessage(turn.role, turn.text))
+  }
+  return adapter.serialize(messages)
+}
+
 function invalidFormat(format: unknown): MessageFormatError {
-  return new MessageFormatError('format', `expected "openai", "anthropic" or "ai-sdk", got ${JSON.stringify(format)}`)
+  return new MessageFormatError('format', `expected ${FORMAT_NAMES_TEXT}, got ${JSON.stringify(format)}`)
 }

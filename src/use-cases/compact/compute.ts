@@ -13,7 +13,7 @@ import { LLM_STRATEGY_NAMES, pipelineNeedsLlm, type RegisteredStrategyName as St
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type CompactResult, type Summarizer, type SummarizerClient } from '../../engine/compaction/types.ts'
 import type { CanonicalMessage } from '../../engine/messages/canonical.ts'
 import type { MessageCountCache } from '../../engine/tokens/count.ts'
-import { parseConversation, serializeConversation } from '../../engine/messages/index.ts'
+import { parseConversation, serializeConversation, withSeparateSystem } from '../../engine/messages/index.ts'
 import { ApiError } from '../../errors.ts'
 import type { SummarizerRegistry } from '../../providers/summarizer-clients.ts'
 import { summarizerUnavailable } from '../../providers/summarizer-model.ts'
@@ -124,11 +124,8 @@ export async function computeCompaction(
 
   // A separate `system` with OpenAI / AI SDK messages counts toward the budget (as in
   // /estimate) and is returned as given: it rides along as a pinned leading message.
-  const extraSystem: CanonicalMessage | undefined =
-    input.system !== undefined && conversation.anthropicSystem === undefined
-      ? { role: 'system', parts: [{ type: 'text', text: typeof input.system === 'string' ? input.system : JSON.stringify(input.system) }], index: -1, format, raw: input.system }
-      : undefined
-  const messages = extraSystem ? [extraSystem, ...conversation.messages] : conversation.messages
+  const messages = withSeparateSystem(conversation, input.system)
+  const extraSystem = messages === conversation.messages ? undefined : messages[0]
 
   const strategy = strategyList(input.strategy, config)
   const previousRound = task.previousRound

@@ -6,7 +6,7 @@
 import type { z } from 'zod'
 import type { Config } from '../../config.ts'
 import type { CanonicalMessage, MessageFormat } from '../../engine/messages/canonical.ts'
-import { parseConversation, serializeConversation } from '../../engine/messages/index.ts'
+import { parseConversation, serializeConversation, withSeparateSystem } from '../../engine/messages/index.ts'
 import { countConversation, heuristicCounter, type MessageCountCache, type TokenCounter } from '../../engine/tokens/count.ts'
 import type { ProviderTokenCounter } from '../../providers/anthropic-count.ts'
 import { defaultCounter, estimateThreshold, modelFor } from '../model-budget.ts'
@@ -17,19 +17,12 @@ export type EstimateInput = z.infer<typeof estimateBody>
 export type EstimateResult = z.infer<typeof estimateResponse>
 export type EstimateMethod = NonNullable<EstimateInput['method']>
 
-/** Messages to count: a separately given `system` counts as a leading system message. */
-function withSystem(messages: CanonicalMessage[], format: MessageFormat, system: unknown, hasAnthropicSystem: boolean): CanonicalMessage[] {
-  if (system === undefined || hasAnthropicSystem) return messages
-  const text = typeof system === 'string' ? system : JSON.stringify(system)
-  return [{ role: 'system', parts: [{ type: 'text', text }], index: -1, format, raw: system }, ...messages]
-}
-
 export async function estimate(config: Config, input: EstimateInput, providerCounter: ProviderTokenCounter, cache?: MessageCountCache): Promise<EstimateResult> {
   const conversation = parseConversation(input.messages, { format: input.format, system: input.system })
   const model = modelFor(config, input.model, input.contextLimit)
   // Before counting: a request whose own settings leave no room is refused cheaply.
   const { threshold, note } = estimateThreshold(config, model, input)
-  const messages = withSystem(conversation.messages, conversation.format, input.system, conversation.anthropicSystem !== undefined)
+  const messages = withSeparateSystem(conversation, input.system)
 
   let method: EstimateMethod
   let counter: TokenCounter

@@ -7,7 +7,7 @@ import type { z } from 'zod'
 import { CompactionError } from '../../engine/compaction/compact.ts'
 import { offlinePipeline } from '../../engine/compaction/strategies/index.ts'
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions } from '../../engine/compaction/types.ts'
-import { CREATED_INDEX, isSystemLike, parseConversation, type CanonicalMessage, type MessageFormat } from '../../engine/messages/index.ts'
+import { createdSystemMessage, isSystemLike, parseConversation, sessionSystemMessages, withoutTimestamps, type CanonicalMessage, type MessageFormat } from '../../engine/messages/index.ts'
 import { continuationOf, parseSummary, renderContinuationPrompt } from '../../engine/sessions/index.ts'
 import { ApiError } from '../../errors.ts'
 import { getSession as readSession, latestSummary, messagesWithStatus, toCanonical } from '../../sessions/repository.ts'
@@ -73,10 +73,10 @@ export function makeSessionContext(deps: SessionContextDeps) {
 
     const all = toCanonical(snap.rows, sessionFormat)
     const head: CanonicalMessage[] = []
-    if (settings.system !== undefined) head.push(...systemMessages(settings.system, sessionFormat))
+    if (settings.system !== undefined) head.push(...sessionSystemMessages(settings.system, sessionFormat))
     head.push(...all.filter(isSystemLike))
     const summaryText = snap.summary ? displayText(snap.summary.content).trim() : ''
-    if (summaryText) head.push(createdSystem(`Summary of the earlier part of this session (rolling summary, version ${snap.summary!.version}):\n\n${summaryText}`))
+    if (summaryText) head.push(createdSystemMessage(`Summary of the earlier part of this session (rolling summary, version ${snap.summary!.version}):\n\n${summaryText}`, sessionFormat))
     const messages = [...head, ...all.filter((m) => !isSystemLike(m))]
 
     const options: CompactOptions = {
@@ -121,28 +121,4 @@ export function makeSessionContext(deps: SessionContextDeps) {
   }
 
   return { context, continuation }
-}
-
-
-/**
- * A message as the provider accepts it: without the `timestamp` (and, outside the AI SDK
- * format, `createdAt`) that sessions take for aging. OpenAI's API refuses unknown fields.
- */
-function withoutTimestamps(m: unknown, format: MessageFormat): unknown {
-  if (!m || typeof m !== 'object' || Array.isArray(m)) return m
-  const o = m as Record<string, unknown>
-  const drop = (k: string) => k === 'timestamp' || (k === 'createdAt' && format !== 'ai-sdk')
-  if (!Object.keys(o).some(drop)) return m
-  return Object.fromEntries(Object.entries(o).filter(([k]) => !drop(k)))
-}
-
-/** A system message the engine creates (never edited by compact(): system messages are its head). */
-function createdSystem(text: string): CanonicalMessage {
-  return { role: 'system', parts: [{ type: 'text', text }], index: CREATED_INDEX, format: 'openai', raw: { role: 'system', content: text } }
-}
-
-function systemMessages(system: string | unknown[], format: MessageFormat): CanonicalMessage[] {
-  if (format === 'anthropic') return parseConversation([], { format: 'anthropic', system }).messages
-  const text = typeof system === 'string' ? system : system.map((b) => (b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : '')).join('\n')
-  return text ? [createdSystem(text)] : []
 }

@@ -1,17 +1,20 @@
 /** Request fields shared by several routes, with their documentation. */
 import { z } from 'zod'
+import { FORMAT_NAMES } from '../../engine/messages/registry.ts'
+
+/** A message format's name: the registry's list (src/engine/messages/registry.ts). */
+export const formatEnum = z.enum(FORMAT_NAMES)
 
 export const messagesField = z
   .array(z.unknown())
   .max(100_000)
   .describe(
-    'The conversation, in OpenAI Chat Completions, Anthropic Messages or Vercel AI SDK ModelMessage format. The format is detected; `format` overrides.',
+    'The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses (input items) format. The format is detected; `format` overrides.',
   )
 
-export const formatField = z
-  .enum(['openai', 'anthropic', 'ai-sdk'])
+export const formatField = formatEnum
   .optional()
-  .describe('Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in all three).')
+  .describe('Message format. Detected automatically when omitted; a plain user/assistant string array is read as openai (identical in every format).')
 
 export const modelField = z
   .string()

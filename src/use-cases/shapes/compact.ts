@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { STRATEGIES, STRATEGY_NAMES } from '../../engine/compaction/strategies/index.ts'
 import { DEFAULT_COMPACT_OPTIONS } from '../../engine/compaction/types.ts'
-import { formatField, messagesField, modelField, sessionIdSchema, systemField, thresholdOverrideFields } from './common.ts'
+import { formatField, messagesField, modelField, sessionIdSchema, systemField, thresholdOverrideFields, formatEnum } from './common.ts'
 
 const strategyName = z.enum(STRATEGY_NAMES)
 const strategyList = STRATEGIES.map((s) => `\`${s.name}\`: ${s.description}.`).join(' ')
@@ -136,7 +136,7 @@ export const compactResponse = z
     reason: z.string().optional().describe('Why nothing was changed, when compacted is false.'),
     messages: z.array(z.unknown()).describe('The conversation in the input format. Kept messages are byte-identical to the input objects.'),
     system: z.unknown().optional().describe('Top-level system prompt: Anthropic output, or the `system` you sent (returned unchanged).'),
-    format: z.enum(['openai', 'anthropic', 'ai-sdk']).describe('Format of `messages` (the input format).'),
+    format: formatEnum.describe('Format of `messages` (the input format).'),
     model: z.string().describe('Model the budget was counted for.'),
     targetTokens: z.int().describe('The budget used (the request\'s, or the model\'s compaction threshold).'),
     strategy: z.enum([...STRATEGY_NAMES, 'none']).describe('What produced the result: the summarizer that wrote the summary, `mask` when masking sufficed, `none` when unchanged.'),

@@ -1,6 +1,6 @@
 /** POST /estimate's request and response, written once: the route validates and documents them, the use case takes their types. */
 import { z } from 'zod'
-import { formatField, messagesField, modelField, systemField, thresholdOverrideFields } from './common.ts'
+import { formatField, messagesField, modelField, systemField, thresholdOverrideFields, formatEnum } from './common.ts'
 
 export const estimateBody = z
   .strictObject({
@@ -38,7 +38,7 @@ export const estimateResponse = z
     model: z.string().describe('The model the limits refer to (the request\'s, or DEFAULT_MODEL).'),
     modelKnown: z.boolean().describe('False when the model is not in the registry and configurable defaults were used.'),
     provider: z.string().describe('openai, anthropic, google, deepseek or unknown.'),
-    format: z.enum(['openai', 'anthropic', 'ai-sdk']).describe('The detected (or given) message format.'),
+    format: formatEnum.describe('The detected (or given) message format.'),
     method: z.enum(['tokenizer', 'heuristic', 'provider']).describe('The method that produced totalTokens.'),
     encoding: z.string().optional().describe('Tokenizer encoding, when method is tokenizer.'),
     safetyMargin: z.number().describe('Multiplier applied to heuristic counts for models whose tokenizer is not o200k-like (1 = none).'),

@@ -1,5 +1,6 @@
 /** POST /import's request and response, written once: the route validates and documents them, the use case takes their types. */
 import { z } from 'zod'
+import { formatEnum } from './common.ts'
 
 export const SOURCES = ['claude-code', 'codex', 'gemini-cli', 'pi', 'swe-agent'] as const
 
@@ -17,7 +18,7 @@ export const importBody = z
       .enum(SOURCES)
       .optional()
       .describe(`Which agent wrote it: ${SOURCE_LIST}. Detected from the content when omitted.`),
-    format: z.enum(['openai', 'anthropic', 'ai-sdk']).optional().describe('Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages or Vercel AI SDK ModelMessage.'),
+    format: formatEnum.optional().describe('Format of the returned messages: OpenAI Chat Completions (default), Anthropic Messages, Vercel AI SDK ModelMessage or OpenAI Responses items (a Codex rollout keeps its own items).'),
     scope: z
       .enum(['all', 'current'])
       .optional()
@@ -43,7 +44,7 @@ export const importResponse = z
   .object({
     source: z.enum(SOURCES).describe('The agent that wrote the log.'),
     detected: z.boolean().describe('True when `source` was detected from the content, false when given.'),
-    format: z.enum(['openai', 'anthropic', 'ai-sdk']).describe('Format of `messages`.'),
+    format: formatEnum.describe('Format of `messages`.'),
     scope: z.enum(['all', 'current']),
     messages: z.array(z.unknown()).describe('The conversation in `format`, tool calls paired with their results. Ready for /estimate, /compact or a provider.'),
     system: z.unknown().optional().describe('Anthropic top-level system prompt (format anthropic, when the log has system messages).'),

@@ -7,7 +7,7 @@
 import { z } from 'zod'
 import { OFFLINE_STRATEGY_NAMES } from '../../engine/compaction/strategies/index.ts'
 import { BATCH_SIZE, DEFAULT_SUMMARY_BUDGET, DEFAULT_WINDOW_MESSAGES, DEFAULT_WINDOW_TOKENS } from '../../sessions/repository.ts'
-import { formatField, messagesField, modelField, storable } from './common.ts'
+import { formatField, messagesField, modelField, storable, formatEnum } from './common.ts'
 import { updateStateSchema } from './session-summary.ts'
 
 const summarizerField = z
@@ -71,7 +71,7 @@ export const putSessionBody = z
 
 const settingsSchema = z
   .object({
-    format: z.enum(['openai', 'anthropic', 'ai-sdk']).optional().describe('Format of the stored messages.'),
+    format: formatEnum.optional().describe('Format of the stored messages.'),
     model: z.string().optional().describe('Model of the session.'),
     system: z.unknown().optional().describe('System prompt, when set.'),
     windowMessages: z.int().describe('Window size in messages.'),
@@ -187,7 +187,7 @@ export const contextQuery = z.object({
 export const contextResponse = z
   .object({
     sessionId: z.string().describe('The session.'),
-    format: z.enum(['openai', 'anthropic', 'ai-sdk']).describe('Format of `messages` (and `system`).'),
+    format: formatEnum.describe('Format of `messages` (and `system`).'),
     model: z.string().describe('Model the tokens were counted for.'),
     budget: z.int().describe('The budget the context fits.'),
     tokens: z.int().describe('Tokens of the returned context.'),

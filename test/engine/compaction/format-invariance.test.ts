@@ -1,6 +1,6 @@
 /**
- * Format invariance (issue 9): the same conversation sent as OpenAI, Anthropic or AI SDK
- * messages compacts to the same summary text, keeps the same facts, and fits the budget
+ * Format invariance (issue 9): the same conversation sent as OpenAI, Anthropic, AI SDK or
+ * OpenAI Responses messages compacts to the same summary text, keeps the same facts, and fits the budget
  * in each. Anthropic merges consecutive same-role turns and moves the system prompt out;
  * the AI SDK groups tool results: none of that may change what survives.
  */
@@ -11,7 +11,7 @@ import t from 'tap'
 import { compact, CompactionError } from '../../../src/engine/compaction/compact.ts'
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type CompactResult } from '../../../src/engine/compaction/types.ts'
 import type { CanonicalMessage, MessageFormat } from '../../../src/engine/messages/canonical.ts'
-import { getAdapter, parseConversation } from '../../../src/engine/messages/index.ts'
+import { FORMAT_NAMES, getAdapter, parseConversation } from '../../../src/engine/messages/index.ts'
 import { countConversation, tokenizerCounter } from '../../../src/engine/tokens/count.ts'
 import { openaiConversationArb } from '../../helpers/conversation-arbitraries.ts'
 import { CONVERSATIONS, conversationsSkip, fixtureFiles } from '../../helpers/fixtures.ts'
@@ -20,11 +20,11 @@ import { earlierSummaries } from '../../helpers/handover-conversations.ts'
 const counter = tokenizerCounter('o200k_base')
 const fixtures = fixtureFiles()
 
-/** The conversation in all three formats, converted by compactd's own adapters. */
+/** The conversation in every format, converted by compactd's own adapters. */
 export function inAllFormats(openaiMessages: unknown[]): { format: MessageFormat; messages: CanonicalMessage[] }[] {
   const canonical = parseConversation(openaiMessages, { format: 'openai' }).messages
   const out: { format: MessageFormat; messages: CanonicalMessage[] }[] = [{ format: 'openai', messages: canonical }]
-  for (const format of ['anthropic', 'ai-sdk'] as const) {
+  for (const format of FORMAT_NAMES.filter((f) => f !== 'openai')) {
     const s = getAdapter(format).serialize(canonical)
     out.push({ format, messages: parseConversation(s.messages, { format, system: s.system }).messages })
   }
@@ -72,7 +72,7 @@ t.test('every fixture gives the same summary text in every format, at 10% and 25
     for (const share of [0.1, 0.25]) {
       const results = await compactAll(messages, share)
       const texts = results.map(summaryOf)
-      t.equal(new Set(texts).size, 1, `${file} at ${share * 100}%: one summary text across openai, anthropic, ai-sdk`)
+      t.equal(new Set(texts).size, 1, `${file} at ${share * 100}%: one summary text across ${FORMAT_NAMES.join(', ')}`)
     }
   }
 })

@@ -18,46 +18,27 @@
  * back), turns opaque parts into text, and emits tool results as `tool` messages right
  * after the message that carried them (before any remaining user content).
  */
-import type { CanonicalConversation, CanonicalMessage, CanonicalPart, CanonicalRole, ImagePart, OpaquePart, TextPart, ToolCallPart, ToolResultPart } from './canonical.ts'
-import {
-  CREATED_INDEX,
-  UNCONVERTIBLE_IMAGE_TEXT,
-  type FormatAdapter,
-  type JsonObject,
-  assertOwnFormat,
-  expected,
-  fail,
-  findToolPart,
-  firstTextPart,
-  isNonEmptyString,
-  isRecord,
-  missingToolPart,
-  parseDataUrl,
-  replaceAt,
-  replaceTextElements,
-  replaceTextParts,
-  timestampOf,
-  toDataUrl,
-} from './adapter.ts'
-import { mediaKind, mediaPart, opaquePart } from './media.ts'
+import type { CanonicalConversation, CanonicalMessage, CanonicalPart, CanonicalRole, ImagePart, OpaquePart, TextPart, ToolCallPart, ToolResultPart } from '../canonical.ts'
+import { type JsonObject, expected, fail, isNonEmptyString, isRecord, parseDataUrl, timestampOf } from '../adapter.ts'
+import { mediaKind, mediaPart, opaquePart } from '../media.ts'
 
 const ROLES = 'one of "system", "developer", "user", "assistant", "tool"'
-const LEGACY_ID_PREFIX = 'legacy_fn_'
+export const LEGACY_ID_PREFIX = 'legacy_fn_'
 
 /** Parser state carried across messages: tool names by call id, unanswered legacy calls. */
-interface ParseState {
+export interface ParseState {
   names: Map<string, string>
   legacyPending: { id: string; name: string }[]
 }
 
-function parse(messages: readonly unknown[]): CanonicalConversation {
+export function parse(messages: readonly unknown[]): CanonicalConversation {
   const state: ParseState = { names: new Map(), legacyPending: [] }
   const out: CanonicalMessage[] = new Array(messages.length)
   for (let i = 0; i < messages.length; i++) out[i] = parseMessage(messages[i], i, state)
   return { format: 'openai', messages: out }
 }
 
-function parseMessage(raw: unknown, i: number, state: ParseState): CanonicalMessage {
+export function parseMessage(raw: unknown, i: number, state: ParseState): CanonicalMessage {
   if (!isRecord(raw)) expected(i, `messages[${i}]`, 'a message object', raw)
   const role = raw.role
   if (typeof role !== 'string') expected(i, `messages[${i}].role`, `a string, ${ROLES}`, role)
@@ -247,197 +228,4 @@ function toolText(content: unknown, i: number): string {
     texts[j] = part.type === 'image' ? '[image]' : part.text
   }
   return texts.join('\n')
-}
-
-// ---------------------------------------------------------------------------
-// Output
-
-function serialize(messages: readonly CanonicalMessage[]): { messages: unknown[] } {
-  const out: unknown[] = []
-  for (const message of messages) {
-    if (message.format === 'openai') out.push(message.raw)
-    else emitConverted(message, out)
-  }
-  return { messages: out }
-}
-
-/** Builds OpenAI messages from another format's message (may yield several: tool results split out). */
-function emitConverted(message: CanonicalMessage, out: unknown[]): void {
-  const results: ToolResultPart[] = []
-  const calls: ToolCallPart[] = []
-  const content: (TextPart | ImagePart)[] = []
-  for (const part of message.parts) {
-    switch (part.type) {
-      case 'tool-result':
-        results.push(part)
-        break
-      case 'tool-call':
-        calls.push(part)
-        break
-      case 'text':
-        content.push(part)
-        break
-      case 'opaque':
-        content.push({ type: 'text', text: part.text })
-        break
-      case 'image':
-        content.push(part)
-        break
-      case 'reasoning':
-        break // Chat Completions takes no reasoning back
-    }
-  }
-  const toolMessages = results.map((r) => ({ role: 'tool', tool_call_id: r.callId, content: r.text }))
-
-  switch (message.role) {
-    case 'tool':
-      out.push(...toolMessages)
-      return
-    case 'assistant': {
-      const texts = content.filter((p): p is TextPart => p.type === 'text') // images cannot be sent as assistant content
-      const msg: JsonObject = { role: 'assistant', content: texts.length === 0 && calls.length > 0 ? null : textContent(texts) }
-      if (message.name !== undefined) msg.name = message.name
-      if (calls.length > 0) {
-        msg.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.argsText } }))
-      }
-      out.push(msg)
-      out.push(...toolMessages) // provider-executed results (AI SDK) follow their calls
-      return
-    }
-    default: {
-      // system, developer, user. Results (Anthropic user tool_result blocks) come first, as tool messages.
-      out.push(...toolMessages)
-      if (results.length > 0 && content.length === 0) return
-      const msg: JsonObject = { role: message.role, content: userContent(content) }
-      if (message.name !== undefined) msg.name = message.name
-      out.push(msg)
-    }
-  }
-}
-
-/** A single text stays a plain string; several become text parts. */
-function textContent(texts: readonly TextPart[]): string | JsonObject[] {
-  if (texts.length === 0) return ''
-  if (texts.length === 1) return texts[0].text
-  return texts.map((t) => ({ type: 'text', text: t.text }))
-}
-
-function userContent(parts: readonly (TextPart | ImagePart)[]): string | JsonObject[] {
-  if (parts.every((p) => p.type === 'text')) return textContent(parts as TextPart[])
-  return parts.map((p) => {
-    if (p.type === 'text') return { type: 'text', text: p.text }
-    if (p.url === undefined && p.data === undefined) return { type: 'text', text: UNCONVERTIBLE_IMAGE_TEXT }
-    return { type: 'image_url', image_url: { url: p.url ?? toDataUrl(p.mediaType, p.data as string) } }
-  })
-}
-
-// ---------------------------------------------------------------------------
-// Edits
-
-function createTextMessage(role: 'system' | 'developer' | 'user' | 'assistant', text: string): CanonicalMessage {
-  return { role, parts: text === '' ? [] : [{ type: 'text', text }], index: CREATED_INDEX, format: 'openai', raw: { role, content: text } }
-}
-
-function withToolResultText(message: CanonicalMessage, callId: string, text: string): CanonicalMessage {
-  assertOwnFormat('openai', message)
-  const at = findToolPart(message.parts, 'tool-result', callId)
-  if (at === -1 || !isRecord(message.raw)) missingToolPart(message, 'result', callId)
-  const part = message.parts[at] as ToolResultPart
-  return { ...message, raw: { ...message.raw, content: text }, parts: replaceAt(message.parts, at, { ...part, text }) }
-}
-
-function withToolCallArgs(message: CanonicalMessage, callId: string, argsText: string): CanonicalMessage {
-  assertOwnFormat('openai', message)
-  const at = findToolPart(message.parts, 'tool-call', callId)
-  const raw = message.raw
-  if (at === -1 || !isRecord(raw)) missingToolPart(message, 'call', callId)
-  let newRaw: JsonObject | undefined
-  const calls = raw.tool_calls
-  const j = Array.isArray(calls) ? calls.findIndex((c) => isRecord(c) && c.id === callId) : -1
-  if (j !== -1) {
-    const call = (calls as JsonObject[])[j]
-    const edited =
-      call.type === 'custom'
-        ? { ...call, custom: { ...(call.custom as JsonObject), input: argsText } }
-        : { ...call, function: { ...(call.function as JsonObject), arguments: argsText } }
-    newRaw = { ...raw, tool_calls: replaceAt(calls as JsonObject[], j, edited) }
-  } else if (callId === LEGACY_ID_PREFIX + message.index && isRecord(raw.function_call)) {
-    newRaw = { ...raw, function_call: { ...raw.function_call, arguments: argsText } }
-  } else {
-    missingToolPart(message, 'call', callId)
-  }
-  const part = message.parts[at] as ToolCallPart
-  return { ...message, raw: newRaw, parts: replaceAt(message.parts, at, { ...part, argsText }) }
-}
-
-/**
- * Text parts come from `content` (a string, or text and refusal parts, one part each) and,
- * on assistant messages, a non-empty top-level `refusal` after them. The new text takes
- * the first one's place; a refusal part keeps its type (the text stays where it was).
- */
-function withText(message: CanonicalMessage, text: string): CanonicalMessage {
-  assertOwnFormat('openai', message)
-  const first = firstTextPart(message.parts)
-  const raw = message.raw
-  if (first === -1 || !isRecord(raw)) return message
-  const content = raw.content
-  const contentParts = typeof content === 'string' ? (content === '' ? 0 : 1) : Array.isArray(content) ? content.length : 0
-  const { refusal, ...rest } = raw
-  const hasRefusal = raw.role === 'assistant' && typeof refusal === 'string' && refusal !== ''
-  let next: JsonObject
-  let drop = false
-  if (first < contentParts) {
-    // The text lands in content, so a top-level refusal (a text part) goes.
-    next = hasRefusal ? rest : { ...raw }
-    if (typeof content === 'string') {
-      next.content = text
-      drop = text === ''
-    } else {
-      next.content = replaceTextElements(content as unknown[], message.parts, (p) => (p.type === 'refusal' ? { ...p, refusal: text } : { ...p, text }))
-    }
-  } else {
-    // The only text is the top-level refusal.
-    next = { ...raw, refusal: text }
-    drop = text === ''
-  }
-  return { ...message, raw: next, parts: replaceTextParts(message.parts, text, drop) }
-}
-
-/** An OpenAI message carries at most one result (a tool or function message), so removing it leaves nothing. */
-function withoutToolResult(message: CanonicalMessage, callId: string): CanonicalMessage | null {
-  assertOwnFormat('openai', message)
-  if (findToolPart(message.parts, 'tool-result', callId) === -1) missingToolPart(message, 'result', callId)
-  return null
-}
-
-/**
- * One `tool` message per call. The legacy `function_call` of `callMessage` (id
- * `legacy_fn_<its index>`) is answered by a `function` message instead: a `tool` message
- * needs a `tool_calls` id the provider knows. Parsed with the calls' names known, as
- * they would be after the call message.
- */
-function createToolResults(callMessage: CanonicalMessage, calls: readonly { id: string; name: string }[], text: string): CanonicalMessage[] {
-  const state: ParseState = { names: new Map(calls.map((c) => [c.id, c.name])), legacyPending: [] }
-  const raw = callMessage.raw
-  const legacyId = LEGACY_ID_PREFIX + callMessage.index
-  const legacyName = callMessage.format === 'openai' && isRecord(raw) && isRecord(raw.function_call) && isNonEmptyString(raw.function_call.name) ? raw.function_call.name : undefined
-  return calls.map((call) => {
-    if (legacyName !== undefined && call.id === legacyId) {
-      state.legacyPending.push({ id: legacyId, name: legacyName })
-      return parseMessage({ role: 'function', name: legacyName, content: text }, CREATED_INDEX, state)
-    }
-    return parseMessage({ role: 'tool', tool_call_id: call.id, content: text }, CREATED_INDEX, state)
-  })
-}
-
-export const openaiAdapter: FormatAdapter = {
-  format: 'openai',
-  parse,
-  serialize,
-  createTextMessage,
-  withToolResultText,
-  withToolCallArgs,
-  withText,
-  withoutToolResult,
-  createToolResults,
 }
