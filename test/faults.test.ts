@@ -150,7 +150,7 @@ function copiesOf(rows: { seq: number; raw: unknown }[], messages: Message[]): n
   return found
 }
 
-/** Checks what the queue promises (docs/architecture.md), with batchSize 1: a session with an evicted message has an entry. */
+/** Checks what the queue promises (docs/internals.md), with batchSize 1: a session with an evicted message has an entry. */
 async function queueInvariant(direct: TestDatabase): Promise<string[]> {
   const evicted = await direct.db.selectFrom('session_messages').select('session_id').distinct().where('status', '=', 'evicted').execute()
   const queued = new Set((await direct.db.selectFrom('summary_update_queue').select('session_id').execute()).map((r) => r.session_id))

@@ -2,7 +2,7 @@
  * Issue 10, defect 1: an append that commits while a summary update finishes must never
  * leave evicted messages without a queue entry (they would stay unsummarised for good).
  *
- * The invariant (src/use-cases/sessions/worker.ts, docs/architecture.md): every session whose
+ * The invariant (src/use-cases/sessions/worker.ts, docs/internals.md): every session whose
  * evicted-but-unsummarised messages make at least batchSize exchanges has an entry in
  * summary_update_queue (pending, leased or failed). With batchSize 1, as here: every
  * session with an evicted message has one. Appends and updates commit it atomically, so

@@ -1,6 +1,6 @@
 /**
  * Checkpoints of a session: one row of checkpoint_summaries per stored compaction
- * (seed 001), always filtered by tenant (docs/architecture.md).
+ * (seed 001), always filtered by tenant (docs/internals.md).
  *
  * Numbering. `insertCheckpoint` runs in ONE read-committed transaction that first takes
  * a transaction-scoped advisory lock on (tenant, session) and then reads

@@ -1,6 +1,6 @@
 /**
  * Kysely table types. One interface per table; migrations/ creates them.
- * Rule: every session-scoped table carries tenant_id (docs/architecture.md).
+ * Rule: every session-scoped table carries tenant_id (docs/internals.md).
  */
 import type { ColumnType, Generated } from 'kysely'
 

@@ -2,7 +2,7 @@
  * Read-only listings for the dashboard (issue 13) and any client that pages through a
  * tenant's data: the sessions list (sessions and compaction series together), a
  * session's summary versions, and its stored messages. Every query filters by the
- * caller's tenant (docs/architecture.md). Pages are keyset pages: a cursor is the sort
+ * caller's tenant (docs/internals.md). Pages are keyset pages: a cursor is the sort
  * value and id of the page's last row, so a page costs the same wherever it is.
  */
 import { sql } from 'kysely'

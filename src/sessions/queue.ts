@@ -1,6 +1,6 @@
 /**
  * The summary update queue: a table (summary_update_queue), not pg-boss. Why, in short
- * (docs/architecture.md has the long form): one SQL path that runs unchanged on PGlite
+ * (docs/internals.md has the long form): one SQL path that runs unchanged on PGlite
  * and PostgreSQL; seed 000's semantics of at most one entry per session (the primary key,
  * enqueue is an upsert that keeps the higher priority) that a job queue does not give;
  * and leases we control, so a crashed worker's entry is claimed again by any instance.

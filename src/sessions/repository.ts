@@ -1,7 +1,7 @@
 /**
  * Storage of sessions (migrations/0003_sessions.ts): settings, messages and their window
  * status, summary versions. Every function takes the caller's tenant and filters by it
- * (docs/architecture.md): another tenant's session is simply not found.
+ * (docs/internals.md): another tenant's session is simply not found.
  *
  * Functions taking `Db` run on the app's Kysely instance or on a transaction handle;
  * inside a transaction pass the handle (PGlite has one connection).

@@ -8,7 +8,7 @@
  * session moves as: a copy of its row under the new tenant, its rows in every table
  * re-pointed to it, the old row deleted. The default tenant's sessions are locked first
  * (FOR UPDATE: appends and summary updates of those sessions wait, see
- * docs/architecture.md), and its checkpointed sessions under the advisory lock that
+ * docs/internals.md), and its checkpointed sessions under the advisory lock that
  * insertCheckpoint() takes, so nothing is written to them half-way through. A session id
  * the new tenant already uses would merge two conversations: the move is refused, and
  * nothing changes.
