@@ -188,6 +188,13 @@ t.test('the dashboard in chromium', { skip: SKIP }, async (t) => {
       offered.pipelines.map((p) => `${p.join(' + ')}${p.join() === offered.default.join() ? ' (default)' : ''}`),
     )
     t.equal(await page.locator('#opt-strategy option').first().textContent(), 'mask + rules (default)')
+    // So is the input menu's list of formats (GET /formats).
+    await page.waitForSelector('#conv-kind option[value=responses]', { state: 'attached' })
+    const formats = (await ok({ method: 'GET', url: '/formats' })).json() as { formats: { name: string }[] }
+    t.same(
+      await page.locator('#conv-kind option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)),
+      ['auto', ...formats.formats.map((f) => f.name), 'agent-log'],
+    )
     await page.getByLabel(/^Conversation/).fill(JSON.stringify(toolConversation(40, 0, UI_TASK)))
     await page.getByLabel('Budget (tokens)').fill('4000')
     await page.getByLabel('keepRecent').fill('2')

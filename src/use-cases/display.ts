@@ -1,10 +1,10 @@
 /**
  * POST /display: a request's messages in the canonical display form the dashboard shows
  * (role, text, tool calls and results), so the dashboard reads every format without a
- * parser of its own. Pure: it needs no infrastructure.
+ * parser of its own; and GET /formats, the list of formats. Pure: they need no infrastructure.
  */
-import { DEFAULT_FORMAT, detectFormat, displayWire, MessageFormatError } from '../engine/messages/index.ts'
-import type { DisplayRequest, DisplayResult } from './shapes/display.ts'
+import { DEFAULT_FORMAT, detectFormat, displayWire, FORMAT_ADAPTERS, MessageFormatError } from '../engine/messages/index.ts'
+import type { DisplayRequest, DisplayResult, FormatsList } from './shapes/display.ts'
 
 export function makeDisplay() {
   return function display(input: DisplayRequest): DisplayResult {
@@ -19,5 +19,13 @@ export function makeDisplay() {
       }
     }
     return { format, ...displayWire(input.messages, format, input.system) }
+  }
+}
+
+/** GET /formats: the message formats of the engine's registry, so a client (the dashboard's menu) keeps no copy of the list. */
+export function makeFormats() {
+  const list: FormatsList = { formats: FORMAT_ADAPTERS.map((a) => ({ name: a.format, label: a.label })), default: DEFAULT_FORMAT }
+  return function formats(): FormatsList {
+    return list
   }
 }

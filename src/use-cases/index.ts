@@ -20,7 +20,7 @@
 import { makeBrowse } from './browse.ts'
 import { makeCheckpoints } from './checkpoints.ts'
 import { makeCompact } from './compact/compact.ts'
-import { makeDisplay } from './display.ts'
+import { makeDisplay, makeFormats } from './display.ts'
 import type { UseCaseDeps } from './deps.ts'
 import { makeEstimate } from './estimate/estimate.ts'
 import { makeImport } from './import/import.ts'
@@ -35,6 +35,7 @@ export function makeUseCases(deps: UseCaseDeps & Pick<SessionsDeps, 'cache' | 's
     compact: makeCompact(deps),
     strategies: makeStrategies(deps),
     display: makeDisplay(),
+    formats: makeFormats(),
     estimate: makeEstimate(deps),
     import: makeImport(deps),
     checkpoints: makeCheckpoints(deps),

@@ -30,6 +30,11 @@ interface StrategiesInfo {
   pipelines: string[][]
 }
 
+/** GET /formats: the message formats the server reads, for the input menu. */
+interface FormatsInfo {
+  formats: { name: string; label: string }[]
+}
+
 /** One choice of the strategy menu; without `strategy` the request names none (the server's default). */
 interface MenuEntry {
   label: string
@@ -66,6 +71,7 @@ export function Preview() {
   const [model, setModel] = useState('')
   const [budget, setBudget] = useState('')
   const [menu, setMenu] = useState(SERVER_DEFAULT)
+  const [formats, setFormats] = useState<FormatsInfo['formats']>([])
   const [strategy, setStrategy] = useState(0)
   const [keepRecent, setKeepRecent] = useState('10')
   const [busy, setBusy] = useState(false)
@@ -76,6 +82,9 @@ export function Preview() {
     api<StrategiesInfo>('/strategies')
       .then((info) => setMenu(menuOf(info)))
       .catch(() => {}) // an older server: its default pipeline only
+    api<FormatsInfo>('/formats')
+      .then((info) => setFormats(info.formats))
+      .catch(() => {}) // an older server: detection only
   }, [])
 
   async function run(e: Event) {
@@ -152,10 +161,11 @@ export function Preview() {
           <label for="conv-kind">Input</label>
           <select id="conv-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
             <option value="auto">messages, format detected</option>
-            <option value="openai">OpenAI messages</option>
-            <option value="anthropic">Anthropic messages</option>
-            <option value="ai-sdk">AI SDK messages</option>
-            <option value="responses">OpenAI Responses items</option>
+            {formats.map((f) => (
+              <option key={f.name} value={f.name}>
+                {f.label} messages ({f.name})
+              </option>
+            ))}
             <option value="agent-log">agent log (POST /import)</option>
           </select>
         </div>

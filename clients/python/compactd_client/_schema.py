@@ -381,6 +381,21 @@ class DisplayResponseInput(TypedDict):
     messages: List[DisplayMessageInput]
 
 
+class FormatsResponseInputFormatsItem(TypedDict):
+    # The value of `format` in requests and responses.
+    name: Literal["openai", "anthropic", "ai-sdk", "responses"]
+    # Its name for people.
+    label: str
+
+
+class FormatsResponseInput(TypedDict):
+    # Every message format the API reads and writes, in the order the docs list them.
+    formats: List[FormatsResponseInputFormatsItem]
+    # The format assumed when nothing can be detected (a plain user/assistant string
+    # array).
+    default: Literal["openai", "anthropic", "ai-sdk", "responses"]
+
+
 # A conversation to count.
 class EstimateRequestInput(TypedDict):
     # The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK
@@ -1410,6 +1425,21 @@ class DisplayResponse(TypedDict):
     messages: List[DisplayMessage]
 
 
+class FormatsResponseFormatsItem(TypedDict):
+    # The value of `format` in requests and responses.
+    name: Literal["openai", "anthropic", "ai-sdk", "responses"]
+    # Its name for people.
+    label: str
+
+
+class FormatsResponse(TypedDict):
+    # Every message format the API reads and writes, in the order the docs list them.
+    formats: List[FormatsResponseFormatsItem]
+    # The format assumed when nothing can be detected (a plain user/assistant string
+    # array).
+    default: Literal["openai", "anthropic", "ai-sdk", "responses"]
+
+
 # A conversation to count.
 class EstimateRequest(TypedDict):
     # The conversation, in OpenAI Chat Completions, Anthropic Messages, Vercel AI SDK
@@ -2323,6 +2353,16 @@ OPERATIONS: Dict[str, Operation] = {
         header_params={},
         request=None,
         responses={200: "SummaryVersion"},
+    ),
+    "GET /formats": Operation(
+        method="GET",
+        path="/formats",
+        summary="The message formats this server reads and writes",
+        path_params={},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={200: "FormatsResponse"},
     ),
     "POST /display": Operation(
         method="POST",

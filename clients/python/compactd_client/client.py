@@ -27,6 +27,7 @@ from ._schema import (
     CompactResponse,
     DisplayRequestInput,
     DisplayResponse,
+    FormatsResponse,
     ErrorIssuesItem,
     EstimateRequestInput,
     EstimateResponse,
@@ -208,6 +209,11 @@ class Client:
     def display(self, request: DisplayRequestInput) -> DisplayResponse:
         """Messages of any format in one display form: role, text, tool calls and results."""
         return cast(DisplayResponse, self._call("POST /display", body=request).data)
+
+    @route("GET /formats")
+    def formats(self) -> FormatsResponse:
+        """The message formats the server reads and writes (``format``), with their labels."""
+        return cast(FormatsResponse, self._call("GET /formats").data)
 
     @route("GET /sessions/{id}/checkpoints")
     def list_checkpoints(self, session_id: str, *, cursor: Optional[str] = None, limit: Optional[int] = None) -> CheckpointPage:

@@ -2192,6 +2192,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/formats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The message formats this server reads and writes */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FormatsResponse"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/display": {
         parameters: {
             query?: never;
@@ -2850,6 +2940,38 @@ export interface components {
             /** @description The top-level system prompt, when given. */
             system?: components["schemas"]["DisplayMessageInput"];
             messages: components["schemas"]["DisplayMessageInput"][];
+        };
+        /**
+         * @example {
+         *       "formats": [
+         *         {
+         *           "name": "openai",
+         *           "label": "OpenAI"
+         *         },
+         *         {
+         *           "name": "anthropic",
+         *           "label": "Anthropic"
+         *         }
+         *       ],
+         *       "default": "openai"
+         *     }
+         */
+        FormatsResponseInput: {
+            /** @description Every message format the API reads and writes, in the order the docs list them. */
+            formats: {
+                /**
+                 * @description The value of `format` in requests and responses.
+                 * @enum {string}
+                 */
+                name: "openai" | "anthropic" | "ai-sdk" | "responses";
+                /** @description Its name for people. */
+                label: string;
+            }[];
+            /**
+             * @description The format assumed when nothing can be detected (a plain user/assistant string array).
+             * @enum {string}
+             */
+            default: "openai" | "anthropic" | "ai-sdk" | "responses";
         };
         /**
          * @description A conversation to count.
@@ -4394,6 +4516,38 @@ export interface components {
             /** @description The top-level system prompt, when given. */
             system?: components["schemas"]["DisplayMessage"];
             messages: components["schemas"]["DisplayMessage"][];
+        };
+        /**
+         * @example {
+         *       "formats": [
+         *         {
+         *           "name": "openai",
+         *           "label": "OpenAI"
+         *         },
+         *         {
+         *           "name": "anthropic",
+         *           "label": "Anthropic"
+         *         }
+         *       ],
+         *       "default": "openai"
+         *     }
+         */
+        FormatsResponse: {
+            /** @description Every message format the API reads and writes, in the order the docs list them. */
+            formats: {
+                /**
+                 * @description The value of `format` in requests and responses.
+                 * @enum {string}
+                 */
+                name: "openai" | "anthropic" | "ai-sdk" | "responses";
+                /** @description Its name for people. */
+                label: string;
+            }[];
+            /**
+             * @description The format assumed when nothing can be detected (a plain user/assistant string array).
+             * @enum {string}
+             */
+            default: "openai" | "anthropic" | "ai-sdk" | "responses";
         };
         /**
          * @description A conversation to count.

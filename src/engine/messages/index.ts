@@ -14,7 +14,7 @@ export * from './canonical.ts'
 export type { FormatAdapter } from './adapter.ts'
 export { CREATED_INDEX } from './adapter.ts'
 export { MessageFormatError } from './errors.ts'
-export { DEFAULT_FORMAT, FORMAT_NAMES, isMessageFormat } from './registry.ts'
+export { DEFAULT_FORMAT, FORMAT_ADAPTERS, FORMAT_NAMES, isMessageFormat } from './registry.ts'
 export { CONTINUATION_TEXT } from './anthropic/write.ts'
 export { displayMessages, displayWire, type DisplayMessage } from './display.ts'
 

@@ -23,3 +23,14 @@ export const displayResponse = z
 
 export type DisplayRequest = z.infer<typeof displayBody>
 export type DisplayResult = z.infer<typeof displayResponse>
+
+export const formatsResponse = z
+  .object({
+    formats: z
+      .array(z.object({ name: formatEnum.describe('The value of `format` in requests and responses.'), label: z.string().describe('Its name for people.') }))
+      .describe('Every message format the API reads and writes, in the order the docs list them.'),
+    default: formatEnum.describe('The format assumed when nothing can be detected (a plain user/assistant string array).'),
+  })
+  .meta({ id: 'FormatsResponse', example: { formats: [{ name: 'openai', label: 'OpenAI' }, { name: 'anthropic', label: 'Anthropic' }], default: 'openai' } })
+
+export type FormatsList = z.infer<typeof formatsResponse>
