@@ -10,7 +10,7 @@
  *   npx tsx clients/generate.ts           write both (`npm run openapi` runs it too)
  *   npx tsx clients/generate.ts --check   exit 1 naming each file that is stale
  *
- * test/client-typescript.test.ts and test/client-python-types.test.ts fail when a
+ * test/clients/typescript.test.ts and test/clients/python.test.ts fail when a
  * committed file differs from what this generates.
  */
 import fs from 'node:fs'
@@ -25,7 +25,7 @@ export const PY_SCHEMA_PATH = fileURLToPath(new URL('clients/python/compactd_cli
 
 const TS_HEADER = `/**
  * Generated from openapi.yaml by clients/generate.ts (openapi-typescript): do not edit.
- * \`npm run openapi\` regenerates it; test/client-typescript.test.ts fails when it is stale.
+ * \`npm run openapi\` regenerates it; test/clients/typescript.test.ts fails when it is stale.
  */
 
 `
@@ -311,7 +311,7 @@ export function generatePython(specPath = SPEC_PATH): string {
     `"""Types and routes of the compactd API ${doc.info.version}.`,
     '',
     'Generated from openapi.yaml by clients/generate.ts: do not edit. `npm run openapi`',
-    'regenerates it; test/client-python-types.test.ts fails when it is stale.',
+    'regenerates it; test/clients/python.test.ts fails when it is stale.',
     '"""',
     '',
     'from __future__ import annotations',

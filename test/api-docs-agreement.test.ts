@@ -5,7 +5,7 @@
  * with a 200 saying why; an empty import log is invalid_log; /estimate counts for a
  * model whose window the default reserves fill (gpt-4), and /compact, /context, the CLI
  * and the AI SDK helper say what to give instead. (The fifth, a hand-written summary
- * losing its continuation, is test/summary-manual-edit.test.ts.)
+ * losing its continuation, is test/routes/sessions/summary-manual-edit.test.ts.)
  */
 import fs from 'node:fs'
 import os from 'node:os'

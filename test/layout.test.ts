@@ -43,6 +43,7 @@ const CROSS_CUTTING: Readonly<Record<string, string>> = {
   'security.test.ts': 'the OWASP API Top 10 over every route of the route table',
   'ui.test.ts': 'the dashboard in a browser, from the API to the page',
   'url-passthrough.test.ts': 'URLs byte for byte through /compact and the rolling session summary',
+  'architecture.test.ts': 'the layers and import rules of the whole tree (.dependency-cruiser.cjs)',
 }
 
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mjs', '.js', '.py']

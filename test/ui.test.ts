@@ -8,7 +8,7 @@
  * the model receives, counts an uploaded log for its own model; a session page edits its
  * summary (a 409 shown as a conflict) and shows its current /context;
  * the key prompt when keys exist; no CSP violation and no script error anywhere.
- * The summary sanitiser's tests are in ui-sanitize.test.ts.
+ * The summary sanitiser's tests are in test/ui/sanitize.test.ts.
  * Screenshots go to docs/img/ (the README shows them) when UPDATE_SCREENSHOTS=1, so a test run
  * does not rewrite tracked files; otherwise they go to the OS temp directory.
  *
@@ -192,7 +192,7 @@ t.test('the dashboard in chromium', { skip: SKIP }, async (t) => {
     await page.waitForSelector('#conv-kind option[value=responses]', { state: 'attached' })
     const formats = (await ok({ method: 'GET', url: '/formats' })).json() as { formats: { name: string }[] }
     t.same(
-      await page.locator('#conv-kind option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)),
+      await page.locator('#conv-kind option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value)),
       ['auto', ...formats.formats.map((f) => f.name), 'agent-log'],
     )
     await page.getByLabel(/^Conversation/).fill(JSON.stringify(toolConversation(40, 0, UI_TASK)))

@@ -1,5 +1,5 @@
 /**
- * A compute-pool thread entry for tests of scheduling (test/compute-pool-deadlines.test.ts):
+ * A compute-pool thread entry for tests of scheduling (test/plugins/compute-pool/deadlines.test.ts):
  * each task keeps its thread busy for `input.ms` milliseconds of CPU, as a pathological
  * compaction would, and answers with what it was given. Loaded by piscina in place of
  * src/plugins/compute-worker.ts (ComputePool's `filename`).

@@ -1,5 +1,5 @@
 /**
- * A summary worker in a child process, for the crash test (test/sessions-worker.test.ts):
+ * A summary worker in a child process, for the crash test (test/use-cases/sessions/worker.test.ts):
  * claims one update on DATABASE_URL, prints IN_UPDATE from inside the update's
  * transaction (after its writes, before commit), then waits there until it is killed.
  */

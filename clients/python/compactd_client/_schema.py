@@ -1,7 +1,7 @@
 """Types and routes of the compactd API 0.1.0.
 
 Generated from openapi.yaml by clients/generate.ts: do not edit. `npm run openapi`
-regenerates it; test/client-python-types.test.ts fails when it is stale.
+regenerates it; test/clients/python.test.ts fails when it is stale.
 """
 
 from __future__ import annotations

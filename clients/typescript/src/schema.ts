@@ -1,6 +1,6 @@
 /**
  * Generated from openapi.yaml by clients/generate.ts (openapi-typescript): do not edit.
- * `npm run openapi` regenerates it; test/client-typescript.test.ts fails when it is stale.
+ * `npm run openapi` regenerates it; test/clients/typescript.test.ts fails when it is stale.
  */
 
 export interface paths {

@@ -1,0 +1,536 @@
+/**
+ * Proves test/fakes/fake-llm-provider.ts against the REAL SDKs (openai 6.x,
+ * @anthropic-ai/sdk 1.x): happy paths, deterministic summaries, token counts,
+ * every fault kind, auth, context-window enforcement and prompt shutdown.
+ */
+import t from 'tap';
+import type * as Tap from 'tap';
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import {
+  countRequestTokens,
+  extractFilePaths,
+  fakeSummaryFor,
+  startFakeProvider,
+} from './fake-llm-provider.ts';
+import type { FakeProvider } from './fake-llm-provider.ts';
+
+const KEY = 'test-key';
+const SECTIONS = [
+  '### Original Task',
+  '### Completed Work',
+  '### Key Technical Decisions',
+  '### Current State',
+  '### Pending Work',
+  '### Errors & Resolutions',
+];
+
+/** A transcript a compaction request could carry. */
+const TRANSCRIPT = [
+  'USER: Fix the widget rendering bug in /testbed/django/forms/widgets.py',
+  'ASSISTANT: Reading src/engine/compact.ts and tests/test_widgets.py first.',
+  'TOOL: Traceback (most recent call last):',
+  '  File "/testbed/django/forms/widgets.py", line 42, in render',
+  'TypeError: render() got an unexpected keyword argument',
+  'TOOL: FAILED tests/test_widgets.py::test_render - AssertionError',
+  'ASSISTANT: Next step: patch the render signature.',
+].join('\n');
+
+/**
+ * `t.rejects(p, Class)` is not reliable here: tap matches error classes by name and
+ * openai's errors all have `name === 'Error'`. So assert with `instanceof` instead.
+ */
+async function rejectsWith(
+  t: Tap.Test,
+  promise: Promise<unknown>,
+  ErrorClass: abstract new (...args: any[]) => Error,
+): Promise<Error | undefined> {
+  try {
+    await promise;
+  } catch (err) {
+    t.ok(err instanceof ErrorClass, `rejects with ${ErrorClass.name} (got ${(err as Error)?.constructor?.name}: ${(err as Error)?.message})`);
+    return err as Error;
+  }
+  t.fail(`expected rejection with ${ErrorClass.name}`);
+  return undefined;
+}
+
+let fake: FakeProvider;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+t.before(async () => {
+  fake = await startFakeProvider({ apiKey: KEY });
+  openai = new OpenAI({ apiKey: KEY, baseURL: fake.openaiBaseURL, maxRetries: 0 });
+  anthropic = new Anthropic({ apiKey: KEY, baseURL: fake.anthropicBaseURL, maxRetries: 0 });
+});
+t.beforeEach(() => fake.reset());
+t.teardown(() => fake.close());
+
+const chat = (content: string, extra: Partial<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming> = {}) =>
+  openai.chat.completions.create({ model: 'fake-summarizer', messages: [{ role: 'user', content }], ...extra });
+const message = (content: string, maxTokens = 4096) =>
+  anthropic.messages.create({ model: 'claude-fake', max_tokens: maxTokens, messages: [{ role: 'user', content }] });
+
+t.test('URLs and auth headers the SDKs use', async (t) => {
+  t.match(fake.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  t.equal(fake.openaiBaseURL, `${fake.url}/v1`);
+  t.equal(fake.anthropicBaseURL, fake.url);
+  await chat('hi');
+  await message('hi');
+  const [o, a] = fake.requests;
+  t.equal(o.path, '/v1/chat/completions');
+  t.equal(o.headers.authorization, `Bearer ${KEY}`);
+  t.equal(a.path, '/v1/messages');
+  // @anthropic-ai/sdk 1.x sends apiKey as a Bearer token (not x-api-key) and pins its API version.
+  t.equal(a.headers.authorization, `Bearer ${KEY}`);
+  t.ok(a.headers['anthropic-version'], 'anthropic-version header sent');
+  t.type(o.receivedAt, 'number');
+});
+
+t.test('OpenAI chat.completions returns the deterministic summary', async (t) => {
+  const body = {
+    model: 'fake-summarizer',
+    messages: [
+      { role: 'system' as const, content: 'Summarise the session. This is Compaction Round 3.' },
+      { role: 'user' as const, content: TRANSCRIPT },
+    ],
+  };
+  const res = await openai.chat.completions.create(body);
+  const content = res.choices[0].message.content ?? '';
+  t.equal(res.object, 'chat.completion');
+  t.equal(res.model, 'fake-summarizer');
+  t.equal(res.choices[0].message.role, 'assistant');
+  t.equal(res.choices[0].finish_reason, 'stop');
+  t.ok(content.startsWith('## Session Summary (Compaction Round 3)\n'), 'round taken from the prompt');
+  for (const s of SECTIONS) t.ok(content.includes(s), `has ${s}`);
+
+  const completed = content.slice(content.indexOf('### Completed Work'), content.indexOf('### Key Technical'));
+  for (const p of ['/testbed/django/forms/widgets.py', 'src/engine/compact.ts', 'tests/test_widgets.py']) {
+    t.ok(completed.includes(p), `Completed Work lists ${p}`);
+  }
+  const errors = content.slice(content.indexOf('### Errors & Resolutions'));
+  t.match(errors, /Traceback \(most recent call last\)/);
+  t.match(errors, /TypeError: render\(\) got an unexpected keyword argument/);
+  t.match(errors, /FAILED tests\/test_widgets\.py/);
+  t.match(content, /### Pending Work\n- ASSISTANT: Next step: patch the render signature\./);
+
+  // Deterministic, and exposed as a helper.
+  t.equal(content, fakeSummaryFor(body));
+  const again = await openai.chat.completions.create(body);
+  t.equal(again.choices[0].message.content, content);
+
+  // usage = ceil(chars/4) of all text.
+  const promptTokens = Math.ceil((body.messages[0].content.length + body.messages[1].content.length) / 4);
+  t.equal(res.usage?.prompt_tokens, promptTokens);
+  t.equal(countRequestTokens(body), promptTokens);
+  t.equal(res.usage?.completion_tokens, Math.ceil(content.length / 4));
+  t.equal(res.usage?.total_tokens, promptTokens + Math.ceil(content.length / 4));
+  t.equal(fake.lastRequest?.inputTokens, promptTokens);
+  t.same(fake.lastRequest?.body, body, 'request body recorded as parsed JSON');
+});
+
+t.test('Compaction Round defaults to 1 and uses the largest round mentioned', async (t) => {
+  const r1 = await chat('no round here');
+  t.match(r1.choices[0].message.content, /^## Session Summary \(Compaction Round 1\)\n/);
+  const r2 = await chat('## Session Summary (Compaction Round 4)\n...\nNow write Compaction Round 5.');
+  t.match(r2.choices[0].message.content, /^## Session Summary \(Compaction Round 5\)\n/);
+});
+
+t.test('max_tokens truncates to ~max_tokens*4 chars with finish_reason length / stop_reason max_tokens', async (t) => {
+  const o = await chat(TRANSCRIPT, { max_tokens: 10 });
+  t.equal(o.choices[0].message.content?.length, 40);
+  t.equal(o.choices[0].finish_reason, 'length');
+  t.equal(o.usage?.completion_tokens, 10);
+  const o2 = await chat(TRANSCRIPT, { max_completion_tokens: 12 });
+  t.equal(o2.choices[0].message.content?.length, 48, 'max_completion_tokens honoured too');
+
+  const a = await message(TRANSCRIPT, 10);
+  t.equal(a.stop_reason, 'max_tokens');
+  t.equal(a.content[0].type === 'text' ? a.content[0].text.length : -1, 40);
+  t.equal(a.usage.output_tokens, 10);
+  const big = await message(TRANSCRIPT, 4096);
+  t.equal(big.stop_reason, 'end_turn');
+});
+
+t.test('Anthropic messages.create and countTokens', async (t) => {
+  const params = {
+    model: 'claude-fake',
+    max_tokens: 2048,
+    system: 'You compact sessions (Compaction Round 2).',
+    messages: [
+      { role: 'user' as const, content: TRANSCRIPT },
+      { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Working on src/engine/compact.ts' }] },
+      { role: 'user' as const, content: 'Summarise now.' },
+    ],
+  };
+  const msg = await anthropic.messages.create(params);
+  t.equal(msg.type, 'message');
+  t.equal(msg.role, 'assistant');
+  t.equal(msg.model, 'claude-fake');
+  t.equal(msg.stop_reason, 'end_turn');
+  t.equal(msg.content.length, 1);
+  const text = msg.content[0].type === 'text' ? msg.content[0].text : '';
+  t.ok(text.startsWith('## Session Summary (Compaction Round 2)\n'));
+  for (const s of SECTIONS) t.ok(text.includes(s), `has ${s}`);
+  t.ok(text.includes('/testbed/django/forms/widgets.py'));
+  t.equal(text, fakeSummaryFor(params));
+
+  const chars = params.system.length + TRANSCRIPT.length + 'Working on src/engine/compact.ts'.length + 'Summarise now.'.length;
+  t.equal(msg.usage.input_tokens, Math.ceil(chars / 4));
+  t.equal(msg.usage.output_tokens, Math.ceil(text.length / 4));
+
+  const { max_tokens: _unused, ...countParams } = params;
+  const count = await anthropic.messages.countTokens(countParams);
+  t.same(count, { input_tokens: Math.ceil(chars / 4) });
+  t.equal(fake.lastRequest?.path, '/v1/messages/count_tokens');
+});
+
+t.test('GET /v1/models in both shapes', async (t) => {
+  const page = await openai.models.list();
+  t.same(page.data.map((m) => m.id), ['fake-summarizer']);
+  const apage = await anthropic.models.list();
+  t.same(apage.data.map((m) => m.id), ['fake-summarizer']);
+});
+
+t.test('SSE streaming works with both SDKs', async (t) => {
+  const stream = await openai.chat.completions.create({
+    model: 'fake-summarizer',
+    messages: [{ role: 'user', content: TRANSCRIPT }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let text = '';
+  let finish: string | null = null;
+  let usage: OpenAI.CompletionUsage | undefined | null;
+  for await (const chunk of stream) {
+    text += chunk.choices[0]?.delta?.content ?? '';
+    finish = chunk.choices[0]?.finish_reason ?? finish;
+    usage = chunk.usage ?? usage;
+  }
+  t.equal(text, (await chat(TRANSCRIPT)).choices[0].message.content);
+  t.equal(finish, 'stop');
+  t.equal(usage?.prompt_tokens, Math.ceil(TRANSCRIPT.length / 4));
+
+  const final = await anthropic.messages
+    .stream({ model: 'claude-fake', max_tokens: 20, messages: [{ role: 'user', content: TRANSCRIPT }] })
+    .finalMessage();
+  t.equal(final.stop_reason, 'max_tokens');
+  t.equal(final.content[0].type === 'text' ? final.content[0].text.length : -1, 80);
+  t.equal(final.usage.output_tokens, 20);
+});
+
+t.test('ok with toolCalls: tool calls in both SDKs, streamed or not', async (t) => {
+  const calls = [
+    { id: 'call_a', name: 'read_file', input: { path: 'src/db.ts' } },
+    { name: 'bash', input: { command: 'npm test' } },
+  ];
+  fake.enqueue({ kind: 'ok', toolCalls: calls }, { kind: 'ok', content: 'Reading.', toolCalls: calls.slice(0, 1) });
+  const plain = await chat('go');
+  t.equal(plain.choices[0].finish_reason, 'tool_calls');
+  t.equal(plain.choices[0].message.content, null, 'no text with the calls');
+  t.same(
+    plain.choices[0].message.tool_calls,
+    [
+      { id: 'call_a', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/db.ts"}' } },
+      { id: 'call_1_1', type: 'function', function: { name: 'bash', arguments: '{"command":"npm test"}' } },
+    ],
+    'ids default to call_<request>_<index>',
+  );
+  const withText = await chat('go');
+  t.equal(withText.choices[0].message.content, 'Reading.');
+  t.equal(withText.choices[0].message.tool_calls?.length, 1);
+
+  fake.enqueue({ kind: 'ok', toolCalls: calls });
+  const stream = await openai.chat.completions.create({ model: 'fake-summarizer', messages: [{ role: 'user', content: 'go' }], stream: true });
+  const streamed = new Map<number, { id?: string; name?: string; args: string }>();
+  let finish: string | null = null;
+  for await (const chunk of stream) {
+    for (const d of chunk.choices[0]?.delta.tool_calls ?? []) {
+      const c = streamed.get(d.index) ?? { args: '' };
+      c.id ??= d.id;
+      c.name ??= d.function?.name;
+      c.args += d.function?.arguments ?? '';
+      streamed.set(d.index, c);
+    }
+    finish = chunk.choices[0]?.finish_reason ?? finish;
+  }
+  t.equal(finish, 'tool_calls');
+  t.same([...streamed.values()].map((c) => [c.name, JSON.parse(c.args)]), calls.map((c) => [c.name, c.input]));
+
+  fake.enqueue({ kind: 'ok', toolCalls: calls });
+  const msg = await message('go');
+  t.equal(msg.stop_reason, 'tool_use');
+  t.same(
+    msg.content.map((b) => (b.type === 'tool_use' ? [b.id, b.name, b.input] : b.type)),
+    [
+      ['call_a', 'read_file', { path: 'src/db.ts' }],
+      ['toolu_4_1', 'bash', { command: 'npm test' }],
+    ],
+  );
+  fake.enqueue({ kind: 'ok', content: 'Reading.', toolCalls: calls });
+  const final = await anthropic.messages.stream({ model: 'claude-fake', max_tokens: 1024, messages: [{ role: 'user', content: 'go' }] }).finalMessage();
+  t.equal(final.stop_reason, 'tool_use');
+  t.same(
+    final.content.map((b) => (b.type === 'tool_use' ? [b.name, b.input] : b.type === 'text' ? b.text : b.type)),
+    ['Reading.', ['read_file', { path: 'src/db.ts' }], ['bash', { command: 'npm test' }]],
+  );
+});
+
+t.test('programmable content, queue order and default', async (t) => {
+  fake.enqueue({ kind: 'ok', content: 'first' }, { kind: 'ok', content: 'second' });
+  t.equal(fake.queued, 2);
+  t.equal((await chat('x')).choices[0].message.content, 'first');
+  const second = await message('x');
+  t.same(second.content, [{ type: 'text', text: 'second', citations: null }]);
+  t.match((await chat('x')).choices[0].message.content, /^## Session Summary/, 'back to default');
+
+  fake.setDefault({ kind: 'ok', content: 'always' });
+  t.equal((await chat('x')).choices[0].message.content, 'always');
+  fake.reset();
+  t.match((await chat('x')).choices[0].message.content, /^## Session Summary/, 'reset restores default');
+
+  // Untargeted behaviours skip count_tokens/models; `route` targets them.
+  fake.enqueue({ kind: 'server-error' });
+  t.same(await anthropic.messages.countTokens({ model: 'm', messages: [{ role: 'user', content: 'abcd' }] }), {
+    input_tokens: 1,
+  });
+  await rejectsWith(t, message('x'), Anthropic.InternalServerError);
+  fake.enqueue({ kind: 'rate-limit', route: 'messages.count_tokens', retryAfterSeconds: 0 });
+  await rejectsWith(t, anthropic.messages.countTokens({ model: 'm', messages: [] }), Anthropic.RateLimitError);
+});
+
+t.test('ok delayMs and global latencyMs', async (t) => {
+  fake.enqueue({ kind: 'ok', content: 'late', delayMs: 150 });
+  let start = Date.now();
+  t.equal((await chat('x')).choices[0].message.content, 'late');
+  t.ok(Date.now() - start >= 140, 'delayed');
+
+  const slow = await startFakeProvider({ latencyMs: 150 });
+  t.teardown(() => slow.close());
+  const client = new OpenAI({ apiKey: KEY, baseURL: slow.openaiBaseURL, maxRetries: 0 });
+  start = Date.now();
+  await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
+  t.ok(Date.now() - start >= 140, 'global latency applied');
+});
+
+t.test('rate-limit → RateLimitError in both SDKs, provider-shaped', async (t) => {
+  fake.enqueue({ kind: 'rate-limit', retryAfterSeconds: 7 });
+  const oe = await chat('x').catch((e: unknown) => e);
+  t.ok(oe instanceof OpenAI.RateLimitError);
+  if (oe instanceof OpenAI.RateLimitError) {
+    t.equal(oe.status, 429);
+    t.equal(oe.code, 'rate_limit_exceeded');
+    t.equal(oe.headers?.get('retry-after'), '7');
+  }
+
+  fake.enqueue({ kind: 'rate-limit', retryAfterSeconds: 7 });
+  const ae = await message('x').catch((e: unknown) => e);
+  t.ok(ae instanceof Anthropic.RateLimitError);
+  if (ae instanceof Anthropic.RateLimitError) {
+    t.equal(ae.type, 'rate_limit_error');
+    t.match(ae.error, { type: 'error', error: { type: 'rate_limit_error' } });
+    t.equal(ae.headers.get('retry-after'), '7');
+    t.ok(ae.requestID, 'request-id header');
+  }
+});
+
+t.test('retry-after is honoured when maxRetries > 0', async (t) => {
+  // retry-after: 1 (seconds) — Anthropic client retries after ~1 s and succeeds.
+  const retrying = new Anthropic({ apiKey: KEY, baseURL: fake.anthropicBaseURL, maxRetries: 1 });
+  fake.enqueue({ kind: 'rate-limit', retryAfterSeconds: 1 });
+  const start = Date.now();
+  const msg = await retrying.messages.create({ model: 'm', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] });
+  const elapsed = Date.now() - start;
+  t.equal(msg.type, 'message');
+  t.ok(elapsed >= 950 && elapsed < 5000, `waited ~1s, not the default backoff (${elapsed} ms)`);
+  t.equal(fake.requests.length, 2);
+  t.equal(fake.requests[0].status, 429);
+  t.equal(fake.requests[1].headers['x-stainless-retry-count'], '1');
+
+  // retry-after-ms (preferred by both SDKs) for fast tests; server errors are retried too.
+  const oretry = new OpenAI({ apiKey: KEY, baseURL: fake.openaiBaseURL, maxRetries: 2 });
+  fake.reset();
+  fake.enqueue({ kind: 'rate-limit', retryAfterMs: 20 }, { kind: 'server-error', status: 503 });
+  const res = await oretry.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
+  t.match(res.choices[0].message.content, /^## Session Summary/);
+  t.same(fake.requests.map((r) => r.status), [429, 503, 200]);
+
+  // x-should-retry: false stops the retry loop.
+  fake.reset();
+  fake.enqueue({ kind: 'server-error', shouldRetry: false });
+  await rejectsWith(t, oretry.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }), OpenAI.InternalServerError);
+  t.equal(fake.requests.length, 1);
+});
+
+t.test('server errors → InternalServerError (529 → Anthropic OverloadedError)', async (t) => {
+  for (const status of [500, 502, 503, 529] as const) {
+    fake.enqueue({ kind: 'server-error', status });
+    const oe = await chat('x').catch((e: unknown) => e);
+    t.ok(oe instanceof OpenAI.InternalServerError, `openai ${status}`);
+    t.equal((oe as InstanceType<typeof OpenAI.APIError>).status, status);
+
+    fake.enqueue({ kind: 'server-error', status });
+    const ae = await message('x').catch((e: unknown) => e);
+    t.ok(ae instanceof Anthropic.InternalServerError, `anthropic ${status}`);
+  }
+  fake.enqueue({ kind: 'server-error', status: 529 });
+  const overloaded = await message('x').catch((e: unknown) => e);
+  t.ok(overloaded instanceof Anthropic.OverloadedError);
+  t.match((overloaded as InstanceType<typeof Anthropic.APIError>).error, { error: { type: 'overloaded_error' } });
+});
+
+t.test('timeout → APIConnectionTimeoutError with a short timeout option', async (t) => {
+  fake.enqueue({ kind: 'timeout' });
+  let start = Date.now();
+  await rejectsWith(
+    t,
+    openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, { timeout: 200 }),
+    OpenAI.APIConnectionTimeoutError,
+  );
+  t.ok(Date.now() - start < 5000, 'gave up after the client timeout');
+
+  const shortAnthropic = new Anthropic({ apiKey: KEY, baseURL: fake.anthropicBaseURL, maxRetries: 0, timeout: 200 });
+  fake.enqueue({ kind: 'timeout' });
+  start = Date.now();
+  await rejectsWith(
+    t,
+    shortAnthropic.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }),
+    Anthropic.APIConnectionTimeoutError,
+  );
+  t.ok(Date.now() - start < 5000, 'gave up after the client timeout');
+  t.equal(fake.requests.length, 2, 'both requests reached the fake');
+  t.equal(fake.requests[0].status, undefined, 'never answered');
+});
+
+t.test('malformed-json → the SDK JSON parse fails (SyntaxError)', async (t) => {
+  fake.enqueue({ kind: 'malformed-json' });
+  await rejectsWith(t, chat('x'), SyntaxError);
+  fake.enqueue({ kind: 'malformed-json' });
+  await rejectsWith(t, message('x'), SyntaxError);
+});
+
+t.test('empty → valid shape, empty content', async (t) => {
+  fake.enqueue({ kind: 'empty' });
+  const o = await chat('x');
+  t.equal(o.choices[0].message.content, '');
+  t.equal(o.usage?.completion_tokens, 0);
+  fake.enqueue({ kind: 'empty' });
+  const a = await message('x');
+  t.same(a.content, []);
+  t.equal(a.type, 'message');
+});
+
+t.test('disconnect → APIConnectionError', async (t) => {
+  fake.enqueue({ kind: 'disconnect' });
+  const oe = await chat('x').catch((e: unknown) => e);
+  t.ok(oe instanceof OpenAI.APIConnectionError);
+  t.notOk(oe instanceof OpenAI.APIConnectionTimeoutError);
+  fake.enqueue({ kind: 'disconnect' });
+  await rejectsWith(t, message('x'), Anthropic.APIConnectionError);
+});
+
+t.test('http-error passes any status through in provider shape', async (t) => {
+  fake.enqueue({ kind: 'http-error', status: 403, message: 'nope' });
+  await rejectsWith(t, chat('x'), OpenAI.PermissionDeniedError);
+  fake.enqueue({ kind: 'http-error', status: 403, message: 'nope' });
+  const ae = await message('x').catch((e: unknown) => e);
+  t.ok(ae instanceof Anthropic.PermissionDeniedError);
+  t.match((ae as InstanceType<typeof Anthropic.APIError>).error, { type: 'error', error: { type: 'permission_error', message: 'nope' } });
+});
+
+t.test('wrong key → AuthenticationError in provider shape', async (t) => {
+  const badOpenAI = new OpenAI({ apiKey: 'wrong-key-123', baseURL: fake.openaiBaseURL, maxRetries: 0 });
+  const oe = await badOpenAI.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+  t.ok(oe instanceof OpenAI.AuthenticationError);
+  t.equal((oe as InstanceType<typeof OpenAI.APIError>).code, 'invalid_api_key');
+
+  const badAnthropic = new Anthropic({ apiKey: 'wrong-key-123', baseURL: fake.anthropicBaseURL, maxRetries: 0 });
+  const ae = await badAnthropic.messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+  t.ok(ae instanceof Anthropic.AuthenticationError);
+  t.match((ae as InstanceType<typeof Anthropic.APIError>).error, { type: 'error', error: { type: 'authentication_error' } });
+  await rejectsWith(t, badAnthropic.messages.countTokens({ model: 'm', messages: [] }), Anthropic.AuthenticationError);
+
+  // x-api-key is accepted as well as Bearer (raw HTTP, like older SDKs / curl).
+  const res = await fetch(`${fake.url}/v1/messages/count_tokens`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'abcdefgh' }] }),
+  });
+  t.same(await res.json(), { input_tokens: 2 });
+  const noVersion = await fetch(`${fake.url}/v1/messages/count_tokens`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  t.equal(noVersion.status, 400);
+  t.equal(fake.requests.filter((r) => r.behaviour !== undefined).length, 1, 'rejected requests consume no behaviour');
+});
+
+t.test('contextWindow overflow → BadRequestError; requests within it pass', async (t) => {
+  const small = await startFakeProvider({ contextWindow: 50 });
+  t.teardown(() => small.close());
+  const o = new OpenAI({ apiKey: KEY, baseURL: small.openaiBaseURL, maxRetries: 0 });
+  const a = new Anthropic({ apiKey: KEY, baseURL: small.anthropicBaseURL, maxRetries: 0 });
+  const long = 'x'.repeat(204); // 51 tokens
+  const fits = 'x'.repeat(200); // 50 tokens
+
+  small.enqueue({ kind: 'ok', content: 'kept for the next valid request' });
+  const oe = await o.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: long }] }).catch((e: unknown) => e);
+  t.ok(oe instanceof OpenAI.BadRequestError);
+  t.equal((oe as InstanceType<typeof OpenAI.APIError>).code, 'context_length_exceeded');
+  t.match((oe as Error).message, /maximum context length is 50 tokens.*resulted in 51 tokens/);
+  const ok = await o.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: fits }] });
+  t.equal(ok.choices[0].message.content, 'kept for the next valid request', 'overflow did not consume the queue');
+
+  const ae = await a.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: long }] }).catch((e: unknown) => e);
+  t.ok(ae instanceof Anthropic.BadRequestError);
+  t.match((ae as InstanceType<typeof Anthropic.APIError>).error, {
+    error: { type: 'invalid_request_error', message: 'prompt is too long: 51 tokens > 50 maximum' },
+  });
+  // count_tokens is not limited, so a client can measure before sending.
+  t.same(await a.messages.countTokens({ model: 'm', messages: [{ role: 'user', content: long }] }), { input_tokens: 51 });
+  t.same(small.requests.map((r) => r.inputTokens), [51, 50, 51, 51]);
+
+  const strict = await startFakeProvider({ contextWindow: 50, contextWindowIncludesMaxTokens: true });
+  t.teardown(() => strict.close());
+  const sa = new Anthropic({ apiKey: KEY, baseURL: strict.anthropicBaseURL, maxRetries: 0 });
+  const se = await sa.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: fits }] }).catch((e: unknown) => e);
+  t.ok(se instanceof Anthropic.BadRequestError);
+  t.match((se as Error).message, /50 \+ 10 > 50/);
+});
+
+t.test('close() returns promptly even with a hanging request', async (t) => {
+  const hang = await startFakeProvider({ defaultBehaviour: { kind: 'timeout' } });
+  const client = new OpenAI({ apiKey: KEY, baseURL: hang.openaiBaseURL, maxRetries: 0, timeout: 30_000 });
+  const pending = client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+  while (hang.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+  const start = Date.now();
+  await hang.close();
+  const took = Date.now() - start;
+  t.ok(took < 2000, `closed promptly (${took} ms)`);
+  const err = await pending;
+  t.ok(err instanceof OpenAI.APIConnectionError, 'client sees the connection drop');
+  await hang.close(); // idempotent
+});
+
+t.test('unknown routes 404 with a baseURL hint; invalid bodies 400', async (t) => {
+  const noV1 = new OpenAI({ apiKey: KEY, baseURL: fake.url, maxRetries: 0 });
+  const e = await noV1.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+  t.ok(e instanceof OpenAI.NotFoundError);
+  t.match((e as Error).message, /\/v1/);
+
+  await rejectsWith(
+    t,
+    anthropic.messages.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming),
+    Anthropic.BadRequestError,
+  );
+  await rejectsWith(t, openai.chat.completions.create({ model: 'm', messages: [] }), OpenAI.BadRequestError);
+});
+
+t.test('extractFilePaths', async (t) => {
+  t.same(
+    extractFilePaths('edit src/foo.ts, /testbed/django/forms/widgets.py and ./lib/x.d.ts:12; not https://example.com/a/b.html nor 1/2.5 nor a/b'),
+    ['src/foo.ts', '/testbed/django/forms/widgets.py', './lib/x.d.ts'],
+  );
+});
