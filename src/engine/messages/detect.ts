@@ -28,46 +28,123 @@ interface Signal {
 
 /** Detects among `adapters` (the registry's, passed in so this module does not import the formats). */
 export function detectAmong(adapters: readonly FormatAdapter[], messages: readonly unknown[], hint?: { system?: unknown }): MessageFormat {
-  let candidates: readonly MessageFormat[] = adapters.map((a) => a.format)
+  // Hot path (every request without a `format`): which formats take a feature is a bit
+  // mask, computed once per role (featuresOf), and a signal's wording is built only when
+  // it narrows the candidates or conflicts.
+  const all = (1 << adapters.length) - 1
+  let candidates = all
   const applied: Signal[] = []
-  const taking = (accepts: (d: FormatDetection) => boolean): MessageFormat[] => adapters.filter((a) => accepts(a.detection)).map((a) => a.format)
-  const apply = (index: number | null, field: string, what: string, accepts: (d: FormatDetection) => boolean): void => {
-    const formats = taking(accepts)
+  const formatsOf = (mask: number): MessageFormat[] => adapters.filter((_, k) => mask & (1 << k)).map((a) => a.format)
+  const apply: Apply = (mask, seen) => {
     // Taken by every format (neutral) or by none (a parse error to come): no signal.
-    if (formats.length === 0 || formats.length === adapters.length) return
-    const signal = { formats, index, field, what }
-    const next = candidates.filter((f) => formats.includes(f))
-    if (next.length === 0) throw ambiguity(signal, applied, adapters)
-    if (next.length < candidates.length) applied.push(signal)
+    if (mask === 0 || mask === all) return
+    const next = candidates & mask
+    if (next === candidates) return
+    const signal = { formats: formatsOf(mask), ...describe(seen) }
+    if (next === 0) throw ambiguity(signal, applied, adapters)
+    applied.push(signal)
     candidates = next
   }
+  const features = featuresOf(adapters)
 
-  if (hint?.system !== undefined && hint.system !== null) apply(null, 'system', 'a top-level system prompt', (d) => d.topLevelSystem)
+  if (hint?.system !== undefined && hint.system !== null) apply(features.topLevelSystem, { kind: 'system', index: null })
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]
-    if (isRecord(message)) messageSignals(message, i, adapters, apply)
+    if (isRecord(message)) messageSignals(message, i, features, apply)
   }
-  const ranked = adapters.filter((a) => candidates.includes(a.format)).sort((a, b) => a.detection.rank - b.detection.rank)
+  const ranked = adapters.filter((_, k) => candidates & (1 << k)).sort((a, b) => a.detection.rank - b.detection.rank)
   return ranked[0]!.format
 }
 
-type Apply = (index: number | null, field: string, what: string, accepts: (d: FormatDetection) => boolean) => void
+/**
+ * A feature seen, as data: its wording is built only when it narrows the candidates or
+ * conflicts (describe), so the common case allocates nothing per message but this.
+ */
+type Seen =
+  | { kind: 'system'; index: null }
+  | { kind: 'role'; index: number; role: string }
+  | { kind: 'field'; index: number; field: string }
+  | { kind: 'null-content' | 'string-content'; index: number; role: unknown }
+  | { kind: 'part'; index: number; part: number; type: unknown }
 
-function messageSignals(message: JsonObject, i: number, adapters: readonly FormatAdapter[], apply: Apply): void {
-  const at = `messages[${i}]`
+/** Applies a feature: which formats take it (a mask over the adapters) and what it was. */
+type Apply = (mask: number, seen: Seen) => void
+
+function describe(seen: Seen): Omit<Signal, 'formats'> {
+  if (seen.kind === 'system') return { index: null, field: 'system', what: 'a top-level system prompt' }
+  const at = `messages[${seen.index}]`
+  switch (seen.kind) {
+    case 'role':
+      return { index: seen.index, field: `${at}.role`, what: `role ${JSON.stringify(seen.role)} inside messages` }
+    case 'field':
+      return { index: seen.index, field: `${at}.${seen.field}`, what: seen.field }
+    case 'null-content':
+      return { index: seen.index, field: `${at}.content`, what: 'null content' }
+    case 'string-content':
+      return { index: seen.index, field: `${at}.content`, what: `string content on a ${JSON.stringify(seen.role)} message` }
+    case 'part':
+      return { index: seen.index, field: `${at}.content[${seen.part}].type`, what: `a ${JSON.stringify(seen.type)} part` }
+  }
+}
+
+interface Features {
+  topLevelSystem: number
+  fields: readonly { field: string; mask: number }[]
+  role(role: string): number
+  nullContent(role: unknown): number
+  stringContent(role: unknown): number
+  part(part: JsonObject): number
+}
+
+function maskOf(adapters: readonly FormatAdapter[], accepts: (d: FormatDetection) => boolean): number {
+  let mask = 0
+  for (let k = 0; k < adapters.length; k++) if (accepts(adapters[k]!.detection)) mask |= 1 << k
+  return mask
+}
+
+const featuresByAdapters = new WeakMap<readonly FormatAdapter[], Features>()
+
+/**
+ * The masks of the features that do not depend on the input, computed once per adapter
+ * list: top-level fields, and every role some format names (with undefined, an item
+ * without a role). A role no format names is answered without caching, so a caller's
+ * strings never grow the table.
+ */
+function featuresOf(adapters: readonly FormatAdapter[]): Features {
+  let features = featuresByAdapters.get(adapters)
+  if (features) return features
+  const mask = (accepts: (d: FormatDetection) => boolean) => maskOf(adapters, accepts)
+  const roles = [...new Set(adapters.flatMap((a) => a.detection.roles))]
+  const byRole = (answer: (d: FormatDetection, role: unknown) => boolean) => {
+    const known = new Map<unknown, number>([undefined, ...roles].map((role) => [role, mask((d) => answer(d, role))]))
+    return (role: unknown) => known.get(role) ?? mask((d) => answer(d, role))
+  }
+  const roleMask = byRole((d, role) => d.roles.includes(role as string))
+  features = {
+    topLevelSystem: mask((d) => d.topLevelSystem),
+    fields: [...new Set(adapters.flatMap((a) => a.detection.fields))].map((field) => ({ field, mask: mask((d) => d.fields.includes(field)) })),
+    role: roleMask,
+    nullContent: byRole((d, role) => d.nullContent(role)),
+    stringContent: byRole((d, role) => d.stringContent(role)),
+    part: (part) => mask((d) => d.part(part)),
+  }
+  featuresByAdapters.set(adapters, features)
+  return features
+}
+
+function messageSignals(message: JsonObject, i: number, features: Features, apply: Apply): void {
   const role = message.role
-  if (typeof role === 'string') apply(i, `${at}.role`, `role ${JSON.stringify(role)} inside messages`, (d) => d.roles.includes(role))
-  const fields = new Set(adapters.flatMap((a) => a.detection.fields))
-  for (const field of fields) {
-    if (message[field] !== undefined && message[field] !== null) apply(i, `${at}.${field}`, field, (d) => d.fields.includes(field))
+  if (typeof role === 'string') apply(features.role(role), { kind: 'role', index: i, role })
+  for (const { field, mask } of features.fields) {
+    if (message[field] !== undefined && message[field] !== null) apply(mask, { kind: 'field', index: i, field })
   }
   const content = message.content
-  if (content === null) apply(i, `${at}.content`, 'null content', (d) => d.nullContent(role))
-  else if (typeof content === 'string') apply(i, `${at}.content`, `string content on a ${JSON.stringify(role)} message`, (d) => d.stringContent(role))
+  if (content === null) apply(features.nullContent(role), { kind: 'null-content', index: i, role })
+  else if (typeof content === 'string') apply(features.stringContent(role), { kind: 'string-content', index: i, role })
   else if (Array.isArray(content)) {
     for (let j = 0; j < content.length; j++) {
       const part: unknown = content[j]
-      if (isRecord(part) && typeof part.type === 'string') apply(i, `${at}.content[${j}].type`, `a ${JSON.stringify(part.type)} part`, (d) => d.part(part))
+      if (isRecord(part) && typeof part.type === 'string') apply(features.part(part), { kind: 'part', index: i, part: j, type: part.type })
     }
   }
 }
