@@ -212,6 +212,22 @@ export function assertOwnFormat(format: MessageFormat, message: CanonicalMessage
   }
 }
 
+/**
+ * The message without element `j` of its `content` array (and the part at the same index:
+ * formats whose parts follow their content elements one to one), or null when it was the
+ * only element, so the message goes too.
+ */
+export function withoutContentElement(message: CanonicalMessage, j: number): CanonicalMessage | null {
+  const raw = message.raw as JsonObject
+  const content = raw.content as unknown[]
+  if (content.length === 1) return null
+  return {
+    ...message,
+    raw: { ...raw, content: content.filter((_, k) => k !== j) },
+    parts: message.parts.filter((_, k) => k !== j),
+  }
+}
+
 export function missingToolPart(message: CanonicalMessage, kind: 'call' | 'result', callId: string): never {
   throw new Error(`message ${message.index} has no tool ${kind} with id ${JSON.stringify(callId)}`)
 }

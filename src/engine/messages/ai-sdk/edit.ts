@@ -1,6 +1,6 @@
 /** Creating and editing AI SDK messages: every other field of `raw` kept (one part per content part). */
 import type { CanonicalMessage, CanonicalPart, ToolResultPart } from '../canonical.ts'
-import { COMPACTED_ARGS_KEY, CONVERTED_ARGS_KEY, CREATED_INDEX, type JsonObject, assertOwnFormat, firstTextPart, inputFromArgsText, isRecord, missingToolPart, replaceAt, replaceTextElements, replaceTextParts } from '../adapter.ts'
+import { COMPACTED_ARGS_KEY, CONVERTED_ARGS_KEY, CREATED_INDEX, type JsonObject, assertOwnFormat, firstTextPart, inputFromArgsText, isRecord, missingToolPart, replaceAt, replaceTextElements, replaceTextParts, withoutContentElement } from '../adapter.ts'
 import { parseMessage } from './parse.ts'
 
 /** AI SDK has no developer role: a developer message is written (and parsed back) as system. */
@@ -67,14 +67,7 @@ export function withoutToolResult(message: CanonicalMessage, callId: string): Ca
   assertOwnFormat('ai-sdk', message)
   const j = findContentPart(message, 'tool-result', callId)
   if (j === -1) missingToolPart(message, 'result', callId)
-  const raw = message.raw as JsonObject
-  const content = raw.content as unknown[]
-  if (content.length === 1) return null
-  return {
-    ...message,
-    raw: { ...raw, content: content.filter((_, k) => k !== j) },
-    parts: message.parts.filter((_, k) => k !== j),
-  }
+  return withoutContentElement(message, j)
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Creating and editing Anthropic messages: every other field of `raw` kept (one part per block). */
 import type { CanonicalMessage, ToolCallPart, ToolResultPart } from '../canonical.ts'
-import { COMPACTED_ARGS_KEY, CONVERTED_ARGS_KEY, CREATED_INDEX, type JsonObject, assertOwnFormat, firstTextPart, inputFromArgsText, isRecord, missingToolPart, replaceAt, replaceTextElements, replaceTextParts } from '../adapter.ts'
+import { COMPACTED_ARGS_KEY, CONVERTED_ARGS_KEY, CREATED_INDEX, type JsonObject, assertOwnFormat, firstTextPart, inputFromArgsText, isRecord, missingToolPart, replaceAt, replaceTextElements, replaceTextParts, withoutContentElement } from '../adapter.ts'
 import { parseMessage } from './parse.ts'
 
 /**
@@ -77,14 +77,7 @@ export function withoutToolResult(message: CanonicalMessage, callId: string): Ca
   assertOwnFormat('anthropic', message)
   const j = findBlock(message, 'tool_result', callId)
   if (j === -1) missingToolPart(message, 'result', callId)
-  const raw = message.raw as JsonObject
-  const blocks = raw.content as unknown[]
-  if (blocks.length === 1) return null
-  return {
-    ...message,
-    raw: { ...raw, content: blocks.filter((_, k) => k !== j) },
-    parts: message.parts.filter((_, k) => k !== j),
-  }
+  return withoutContentElement(message, j)
 }
 
 /**
