@@ -4,7 +4,7 @@
  * everything it holds.
  */
 import type { z } from 'zod'
-import { parseConversation } from '../../engine/messages/index.ts'
+import { getAdapter, parseConversation } from '../../engine/messages/index.ts'
 import { ApiError } from '../../errors.ts'
 import {
   createSessionIfMissing,
@@ -45,7 +45,10 @@ export function makeSessionSettings(deps: SessionSettingsDeps) {
       }
       return next
     }
-    if (input.system !== undefined && input.system !== null && input.format === 'anthropic') parseConversation([], { format: 'anthropic', system: input.system })
+    // A format with a top-level system prompt (Anthropic's) validates it now, not at the first /context.
+    if (input.system !== undefined && input.system !== null && input.format !== undefined && getAdapter(input.format).detection.topLevelSystem) {
+      parseConversation([], { format: input.format, system: input.system })
+    }
     const created = await db.transaction().execute(async (trx) => {
       const isNew = await createSessionIfMissing(trx, tenantId, sessionId, defaultSettings())
       const row = (await lockSession(trx, tenantId, sessionId))!
