@@ -18,14 +18,15 @@
  */
 import { compact, CompactionError } from '../../src/engine/compaction/compact.ts'
 import { DEFAULT_COMPACT_OPTIONS, type StrategyName } from '../../src/engine/compaction/types.ts'
-import { getAdapter, parseConversation, type CanonicalMessage, type MessageFormat } from '../../src/engine/messages/index.ts'
+import { FORMAT_NAMES, getAdapter, parseConversation, type CanonicalMessage, type MessageFormat } from '../../src/engine/messages/index.ts'
 import { countConversation, tokenizerCounter } from '../../src/engine/tokens/count.ts'
 import { handoverConversations } from '../helpers/handover-conversations.ts'
 import { FIXTURE_PROBES, fixturesAvailable, loadFixture, outputText, PROBE_KINDS, probedFixturesSkip, scoreProbe, type Probe, type ProbeKind } from './probes/index.ts'
 
 export const PROBE_BUDGETS = [10, 25] as const
 export const PROBE_STRATEGIES: readonly StrategyName[][] = [['truncate'], ['mask'], ['rules'], ['mask', 'rules']]
-export const PROBE_FORMATS: readonly MessageFormat[] = ['openai', 'anthropic', 'ai-sdk']
+/** Every format of the registry: a probe must pass or fail alike in each (format spread 0). */
+export const PROBE_FORMATS: readonly MessageFormat[] = FORMAT_NAMES
 
 export interface ProbeResult {
   id: string
@@ -254,10 +255,10 @@ export function renderMarkdown(rep: ProbeReport, budgets: readonly (number | 'in
   }
   out.push(`## mask+rules at 10%: pass rate per conversation and format\n`)
   out.push(`Format spread = max − min pass rate across formats; "summaries differ" = the summary texts are not identical across formats.\n`)
-  out.push(`| conversation | openai | anthropic | ai-sdk | spread | summaries differ |`)
-  out.push(`|---|---:|---:|---:|---:|---|`)
+  out.push(`| conversation | ${PROBE_FORMATS.join(' | ')} | spread | summaries differ |`)
+  out.push(`|---|${PROBE_FORMATS.map(() => '---:|').join('')}---:|---|`)
   const cell = (v: Rate | 'excluded' | undefined) => (v === 'excluded' ? '422' : pct(v))
-  for (const s of rep.spread) out.push(`| ${s.conversation} | ${cell(s.byFormat.openai)} | ${cell(s.byFormat.anthropic)} | ${cell(s.byFormat['ai-sdk'])} | ${s.spread === null ? '—' : `${(s.spread * 100).toFixed(0)} pts`} | ${s.summariesDiffer ? 'yes' : 'no'} |`)
+  for (const s of rep.spread) out.push(`| ${s.conversation} | ${PROBE_FORMATS.map((f) => cell(s.byFormat[f])).join(' | ')} | ${s.spread === null ? '—' : `${(s.spread * 100).toFixed(0)} pts`} | ${s.summariesDiffer ? 'yes' : 'no'} |`)
   out.push('')
   const broken = rep.runs.filter((r) => r.engineError)
   if (broken.length) {
