@@ -11,7 +11,7 @@ import t from 'tap'
 import type * as Tap from 'tap'
 import { findPairingProblems } from '../../src/engine/conversation/pairing.ts'
 import { importLog, ImportError, type ImportResult } from '../../src/engine/import/index.ts'
-import { MESSAGE_FORMATS, parseConversation, type MessageFormat } from '../../src/engine/messages/index.ts'
+import { FORMAT_NAMES, parseConversation, type MessageFormat } from '../../src/engine/messages/index.ts'
 import { buildTestApp } from '../helpers/build.ts'
 import { CONVERSATIONS, conversationsSkip, TRANSCRIPTS, transcriptsSkip } from '../helpers/fixtures.ts'
 import {
@@ -95,7 +95,7 @@ t.test('Claude Code: messages, the compaction, broken and unknown lines', async 
 })
 
 t.test('Claude Code: the summary position holds in every format; scope current starts there', async (t) => {
-  for (const format of MESSAGE_FORMATS) {
+  for (const format of FORMAT_NAMES) {
     const r = importLog(claudeCodeLog({ tail: true }), { format })
     assertValid(t, r, format)
     const c = r.compactions[0]!
@@ -408,7 +408,7 @@ function deepLogs(): { label: string; log: string; line: number; path: RegExp }[
 
 t.test('a log line holding JSON nested 20,000 deep (arguments, a tool result, an input field) is a broken line, not a stack overflow', async (t) => {
   for (const { label, log, line, path } of deepLogs()) {
-    for (const format of MESSAGE_FORMATS) {
+    for (const format of FORMAT_NAMES) {
       let r: ImportResult
       try {
         r = importLog(log, { format })
@@ -554,7 +554,7 @@ t.test('real logs: every source imports, in every format', { skip: transcriptsSk
   for (const [dir, source] of Object.entries(SOURCES)) {
     for (const file of fs.readdirSync(path.join(TRANSCRIPTS, dir))) {
       const text = fs.readFileSync(path.join(TRANSCRIPTS, dir, file), 'utf8')
-      for (const format of MESSAGE_FORMATS as readonly MessageFormat[]) {
+      for (const format of FORMAT_NAMES) {
         const r = importLog(text, { format })
         t.equal(r.source, source, `${file}: ${source}`)
         assertValid(t, r, `${file} ${format}`)

@@ -9,7 +9,7 @@ import path from 'node:path'
 import t, { type Test } from 'tap'
 import {
   CONTINUATION_TEXT,
-  MESSAGE_FORMATS,
+  FORMAT_NAMES,
   MessageFormatError,
   detectFormat,
   getAdapter,
@@ -336,7 +336,7 @@ t.test('ai-sdk: parse maps v5 and v4 parts, and serialize returns the same objec
 })
 
 t.test('empty conversations are valid', async (t) => {
-  for (const format of MESSAGE_FORMATS) {
+  for (const format of FORMAT_NAMES) {
     const conv = parseConversation([], { format })
     t.same(conv.messages, [])
     t.same(serializeConversation(conv.messages, format).messages, [])
@@ -529,7 +529,7 @@ t.test('thinking blocks stay before tool_use across formats', async (t) => {
 // Creating and editing messages
 
 t.test('createTextMessage in each format', async (t) => {
-  for (const format of MESSAGE_FORMATS) {
+  for (const format of FORMAT_NAMES) {
     const adapter = getAdapter(format)
     for (const role of ['user', 'assistant'] as const) {
       const m = adapter.createTextMessage(role, 'Summary: fixed src/db.ts')
@@ -750,7 +750,7 @@ t.test('invalid inputs produce MessageFormatError with the right field', async (
 // ---------------------------------------------------------------------------
 // Property tests over generated conversations
 
-const otherFormats = (format: MessageFormat) => MESSAGE_FORMATS.filter((f) => f !== format)
+const otherFormats = (format: MessageFormat) => FORMAT_NAMES.filter((f) => f !== format)
 
 t.test('property: same-format round trip is the identity (same references)', async (t) => {
   fc.assert(

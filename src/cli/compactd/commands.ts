@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { isRecord } from '../../engine/messages/adapter.ts'
-import { MESSAGE_FORMATS, MessageFormatError, parseConversation, serializeConversation, type MessageFormat } from '../../engine/messages/index.ts'
+import { FORMAT_NAMES, MessageFormatError, parseConversation, serializeConversation, type MessageFormat } from '../../engine/messages/index.ts'
 import { documentLayout, IMPORT_SOURCES, ImportError, importLog, type ImportResult, type ImportScope, type ImportSource } from '../../engine/import/index.ts'
 import { isStrategyName, STRATEGY_NAMES } from '../../engine/compaction/strategies/index.ts'
 import { compact, estimate, type CompactRequest, type CompactResponse, type EstimateInput, type EstimateResult } from '../../index.ts'
@@ -45,7 +45,7 @@ export function conversationFrom(text: string, opts: { format?: MessageFormat; s
   if (opts.source === undefined && doc !== undefined && documentLayout(doc) === undefined) {
     if (Array.isArray(doc) && looksLikeMessages(doc)) return convert({ messages: doc }, opts.format)
     if (isRecord(doc) && Array.isArray(doc.messages) && looksLikeMessages(doc.messages)) {
-      const format = typeof doc.format === 'string' && MESSAGE_FORMATS.includes(doc.format as MessageFormat) ? (doc.format as MessageFormat) : undefined
+      const format = typeof doc.format === 'string' && FORMAT_NAMES.includes(doc.format as MessageFormat) ? (doc.format as MessageFormat) : undefined
       return convert(
         {
           messages: doc.messages,
@@ -96,7 +96,7 @@ export function reportImport(io: Io, name: string, r: ImportResult): void {
 }
 
 function formatFlag(args: ParsedArgs): MessageFormat | undefined {
-  return choiceFlag(args, 'format', MESSAGE_FORMATS)
+  return choiceFlag(args, 'format', FORMAT_NAMES)
 }
 
 function oneFile(args: ParsedArgs, command: string): string {

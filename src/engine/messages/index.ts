@@ -21,9 +21,6 @@ export { displayMessages, displayWire, type DisplayMessage } from './display.ts'
 /** The formats' names quoted for an error message: `"openai", "anthropic" or "ai-sdk"`. */
 export const FORMAT_NAMES_TEXT = orList(FORMAT_NAMES.map((f) => JSON.stringify(f)))
 
-/** The formats' names (FORMAT_NAMES), by its older name. */
-export const MESSAGE_FORMATS: readonly MessageFormat[] = FORMAT_NAMES
-
 export function getAdapter(format: MessageFormat): FormatAdapter {
   const adapter = findAdapter(format)
   if (adapter === undefined) throw invalidFormat(format)
