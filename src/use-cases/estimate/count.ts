@@ -6,7 +6,7 @@
 import type { z } from 'zod'
 import type { Config } from '../../config.ts'
 import type { CanonicalMessage, MessageFormat } from '../../engine/messages/canonical.ts'
-import { parseConversation, serializeConversation, withSeparateSystem } from '../../engine/messages/index.ts'
+import { getAdapter, parseConversation, serializeConversation, withSeparateSystem } from '../../engine/messages/index.ts'
 import { countConversation, heuristicCounter, type MessageCountCache, type TokenCounter } from '../../engine/tokens/count.ts'
 import type { ProviderTokenCounter } from '../../providers/anthropic-count.ts'
 import { defaultCounter, estimateThreshold, modelFor } from '../model-budget.ts'
@@ -36,7 +36,8 @@ export async function estimate(config: Config, input: EstimateInput, providerCou
       fallback = { from: 'provider', reason: `provider counting is available for Anthropic models only; "${model.id}" is ${model.provider}` }
     } else {
       const serialized = serializeConversation(conversation.messages, 'anthropic')
-      const system = serialized.system ?? (conversation.format === 'anthropic' ? undefined : input.system)
+      // A format with a top-level system prompt already parsed it into the messages.
+      const system = serialized.system ?? (getAdapter(conversation.format).detection.topLevelSystem ? undefined : input.system)
       const res = await providerCounter.count({ model: model.id, messages: serialized.messages, system, tools: input.tools })
       if (res.ok) {
         method = 'provider'
