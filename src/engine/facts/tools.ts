@@ -4,7 +4,6 @@
  * (artifacts.ts). Used by masking (one-line digests), the action log and the summary.
  */
 import { analyzeShell, ArtifactTracker, changesOfCall, isFragileChange, isUrl, type FileChange } from './artifacts.ts'
-import { isProjectPath } from './project-files.ts'
 import { extractErrorDetail, extractErrorLine, extractExitCode, outcomeOf, type Outcome } from './outcome.ts'
 import { commandOf, firstKey, firstString, FILE_KEYS, parseArgs, PATH_KEYS, PATTERN_KEYS, str } from './tool-args.ts'
 import { classifyTool, type ToolKind } from './tool-kind.ts'
@@ -210,11 +209,6 @@ export function digestToolCall(tool: string, argsText: string, output: string, i
   }
   d.value = valueOf(kind, outcome.status, changes, command, searched)
   return d
-}
-
-/** Changes of a digest that touch project files first, the others (scratch, vendored) after (facts/project-files.ts). */
-export function projectChangesFirst(changes: readonly FileChange[]): FileChange[] {
-  return [...changes.filter((c) => isProjectPath(c.path)), ...changes.filter((c) => !isProjectPath(c.path))]
 }
 
 /** One line for a masked result: tool, target, outcome, first error line, what changed. */
