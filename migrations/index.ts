@@ -8,6 +8,7 @@ import * as m0002 from './0002_checkpoints.ts'
 import * as m0003 from './0003_sessions.ts'
 import * as m0004 from './0004_queue_generation.ts'
 import * as m0005 from './0005_checkpoint_details.ts'
+import * as m0006 from './0006_archive.ts'
 
 export const migrations: Record<string, Migration> = {
   '0001_tenants_and_api_keys': m0001,
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0003_sessions': m0003,
   '0004_queue_generation': m0004,
   '0005_checkpoint_details': m0005,
+  '0006_archive': m0006,
 }

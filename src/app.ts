@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify'
 import { validatorCompiler } from 'fastify-type-provider-zod'
 import browseRoutes from '../routes/browse.ts'
+import archiveRoutes from '../routes/archive.ts'
 import checkpointRoutes from '../routes/checkpoints.ts'
 import compactRoutes from '../routes/compact.ts'
 import displayRoutes from '../routes/display.ts'
@@ -153,6 +154,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(compactRoutes)
   await app.register(importRoutes)
   await app.register(checkpointRoutes)
+  await app.register(archiveRoutes)
   await app.register(sessionRoutes)
   await app.register(browseRoutes)
   await app.register(displayRoutes)

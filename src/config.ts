@@ -103,6 +103,23 @@ export const configSchema = z.object({
   /** Checkpoints kept per session; older ones are folded into a summary of summaries. */
   COMPACTION_MAX_CHECKPOINTS: int(5, 1),
 
+  /**
+   * The archive of what compaction drops (issue 21): on by default for stored compactions
+   * (a /compact with sessionId) and sessions' evicted messages.
+   */
+  ARCHIVE_ENABLED: bool(true),
+  /** Bytes of archived messages one tenant may hold; a compaction past it archives nothing and says so (default 1 GiB). */
+  ARCHIVE_QUOTA_BYTES: int(1_073_741_824),
+  /** Archived messages older than this many days are deleted and no longer found (0: kept until their session is deleted). */
+  ARCHIVE_RETENTION_DAYS: int(30),
+  /** 32 bytes (64 hex characters or base64): archived messages are then encrypted at rest (AES-256-GCM), and the index keeps only lexemes. */
+  ARCHIVE_ENCRYPTION_KEY: optionalString.pipe(
+    z
+      .string()
+      .refine((v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32, 'must be 32 bytes: 64 hex characters or base64 (e.g. openssl rand -hex 32)')
+      .optional(),
+  ),
+
   /** Serve Swagger UI at /docs. */
   DOCS_ENABLED: bool(true),
 

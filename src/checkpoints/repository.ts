@@ -22,8 +22,10 @@ import { fromRow, toColumns, type Checkpoint, type CheckpointData, type Db } fro
 export { foldCheckpoints, foldSummaries, mergeKeyFacts } from './fold.ts'
 export type { Checkpoint, CheckpointData } from './rows.ts'
 
-export interface InsertResult {
+export interface InsertResult<T = undefined> {
   checkpoint: Checkpoint
+  /** What `opts.within` returned. */
+  within?: T
   /** Set when the insert made the session exceed maxCheckpoints and rows were folded. */
   folded?: { into: number; from: number[] }
 }
@@ -49,13 +51,17 @@ export const CHECKPOINT_LOCK_CLASS = LOCK_CLASS
 /** Default of COMPACTION_MAX_CHECKPOINTS. */
 export const DEFAULT_MAX_CHECKPOINTS = 5
 
-export async function insertCheckpoint(
+export async function insertCheckpoint<T = undefined>(
   db: Kysely<Database>,
   tenantId: string,
   sessionId: string,
   data: CheckpointData,
-  opts: { maxCheckpoints?: number } = {},
-): Promise<InsertResult> {
+  opts: {
+    maxCheckpoints?: number
+    /** Runs in the same transaction once the number is known (the archive of what was dropped): both are stored or neither. */
+    within?: (trx: Transaction<Database>, checkpointNum: number) => Promise<T>
+  } = {},
+): Promise<InsertResult<T>> {
   // Read committed explicitly: every statement after the lock must see the previous holder's commit.
   return db
     .transaction()
@@ -75,12 +81,13 @@ export async function insertCheckpoint(
         .returningAll()
         .executeTakeFirstOrThrow()
 
+      const within = opts.within ? { within: await opts.within(trx, num) } : {}
       const folded = await foldExcess(trx, tenantId, sessionId, Math.max(1, opts.maxCheckpoints ?? DEFAULT_MAX_CHECKPOINTS))
       if (folded && folded.into === num) {
         const row = await trx.selectFrom('checkpoint_summaries').selectAll().where('id', '=', inserted.id).executeTakeFirstOrThrow()
-        return { checkpoint: fromRow(row), folded }
+        return { checkpoint: fromRow(row), folded, ...within }
       }
-      return { checkpoint: fromRow(inserted), ...(folded ? { folded } : {}) }
+      return { checkpoint: fromRow(inserted), ...(folded ? { folded } : {}), ...within }
     })
 }
 

@@ -51,6 +51,44 @@ export interface CheckpointSummariesTable {
   summary_tokens: ColumnType<number | null, number | null | undefined, number | null>
 }
 
+/** One archived original (migrations/0006_archive.ts). */
+export interface ArchivedMessagesTable {
+  tenant_id: string
+  session_id: string
+  /** sha256 hex of the redacted message: unique per session (dedupe across resends). */
+  hash: string
+  ref: string
+  position: number
+  checkpoint_num: number | null
+  source: 'compact' | 'session' | 'proxy'
+  role: string
+  tool_name: string | null
+  /** jsonb array of tool-call ids: write JSON.stringify(value). */
+  call_ids: ColumnType<string[], string, string>
+  format: string
+  /** Redacted JSON, or `v1:` + base64 of AES-256-GCM when encrypted. */
+  raw: string
+  encrypted: boolean
+  bytes: number
+  redactions: number
+  created_at: Generated<Timestamp>
+}
+
+export interface ArchiveChunksTable {
+  tenant_id: string
+  session_id: string
+  hash: string
+  chunk: number
+  body: string | null
+  tsv: ColumnType<string, never, never>
+}
+
+export interface ArchiveUsageTable {
+  tenant_id: string
+  bytes: ColumnType<number | string, number, number>
+  messages: ColumnType<number | string, number, number>
+}
+
 /** A session with a rolling summary (migrations/0003_sessions.ts). */
 export interface SessionsTable {
   tenant_id: string
@@ -145,4 +183,7 @@ export interface Database {
   summary_update_runs: SummaryUpdateRunsTable
   idempotency_keys: IdempotencyKeysTable
   scheduler_state: SchedulerStateTable
+  archived_messages: ArchivedMessagesTable
+  archive_chunks: ArchiveChunksTable
+  archive_usage: ArchiveUsageTable
 }

@@ -33,6 +33,7 @@ export default fp(
         tags: [
           { name: 'tokens', description: 'Token estimation and compaction thresholds' },
           { name: 'compaction', description: 'Compaction of conversations, and the checkpoints stored per session' },
+          { name: 'archive', description: 'The archive of what compaction dropped: search it, read an original back by its reference' },
           { name: 'sessions', description: 'Sessions: a sliding window of recent messages and a rolling summary kept current in the background' },
           { name: 'messages', description: 'Messages of any format in one display form (for the dashboard)' },
           { name: 'health', description: 'Liveness, readiness and metrics' },

@@ -17,6 +17,7 @@
  * Request and response shapes are zod schemas in ./shapes/, written once: the routes
  * validate and document them, the use cases take their types by z.infer.
  */
+import { makeArchive } from './archive/archive.ts'
 import { makeBrowse } from './browse.ts'
 import { makeCheckpoints } from './checkpoints.ts'
 import { makeCompact } from './compact/compact.ts'
@@ -39,6 +40,7 @@ export function makeUseCases(deps: UseCaseDeps & Pick<SessionsDeps, 'cache' | 's
     estimate: makeEstimate(deps),
     import: makeImport(deps),
     checkpoints: makeCheckpoints(deps),
+    archive: makeArchive(deps),
     browse: makeBrowse(deps),
     sessions: makeSessions(deps),
     readiness: makeReadiness(deps),

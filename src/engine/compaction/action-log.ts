@@ -4,12 +4,13 @@
  * by the shared importance scale (facts/importance.ts), so reads and repeats go first
  * when the log has to shrink, failures, changes and instructions last.
  */
-import { toolCallsOf, type CanonicalMessage, type ToolCallPart, type ToolResultPart } from '../messages/canonical.ts'
+import { toolCallsOf, toolResultsOf, type CanonicalMessage, type ToolCallPart, type ToolResultPart } from '../messages/canonical.ts'
 import { callsOfResults } from '../conversation/pairing.ts'
 import { digestOf } from '../facts/digest-cache.ts'
 import { classifyForLog } from '../facts/events.ts'
 import { importanceOfDigest, IMPORTANCE } from '../facts/importance.ts'
 import { clipKeepingPaths, COMMAND_HEAD } from '../facts/text.ts'
+import { refMark } from './transforms/mask.ts'
 import { digestToolCall, extractErrorLine, stripHeredocBodies, type ToolDigest } from '../facts/tools.ts'
 
 /** Characters kept of an agent's end-of-turn report. */
@@ -32,11 +33,12 @@ export interface LogLine {
 export function segmentLogLines(
   messages: readonly CanonicalMessage[],
   segment: number,
-  opts: { preserveErrorDetails: boolean; lineTokens: (s: string) => number },
+  opts: { preserveErrorDetails: boolean; lineTokens: (s: string) => number; refOf?: (message: CanonicalMessage) => string },
 ): LogLine[] {
   // Each call's own result: a reused id pairs sequentially (conversation/pairing.ts).
   const results = new Map<ToolCallPart, ToolResultPart>()
   for (const [r, c] of callsOfResults(messages)) results.set(c, r)
+  const refOfResult = opts.refOf ? resultRefs(messages, opts.refOf) : undefined
   const lines: LogLine[] = []
   const add = (text: string, priority: number, created?: string[]) =>
     lines.push({ text, priority, tokens: opts.lineTokens(text), key: `${segment}:${lines.length}`, ...(created?.length ? { created } : {}) })
@@ -53,11 +55,33 @@ export function segmentLogLines(
         const d = digestOf(c.name, c.argsText, result, opts.preserveErrorDetails)
         const printed = printedError(d, result?.text)
         const onlyCreated = d.status !== 'error' && !d.exitCode && !printed && d.changes.length > 0 && d.changes.every((x) => x.op === 'create')
-        add(`- ${logLineOf(d)}${printed}`, importanceOfDigest(d), onlyCreated ? d.changes.map((x) => x.path) : undefined)
+        const ref = refOfResult && result && worthReadingBack(d, result) ? ` ${refMark(refOfResult(result))}` : ''
+        add(`- ${logLineOf(d)}${printed}${ref}`, importanceOfDigest(d), onlyCreated ? d.changes.map((x) => x.path) : undefined)
       }
     }
   }
   return lines
+}
+
+/** Outputs shorter than this are said whole enough by their log line: no reference. */
+const REF_MIN_OUTPUT_CHARS = 400
+
+/**
+ * Whether a log line names its call's archived output: when the output holds more than
+ * the line says (a read, a search, a command's long output, a failure), not for a write
+ * or an edit that succeeded, whose output is an acknowledgement. Keeps the references'
+ * share of the summary small (docs/quality.md measures it).
+ */
+function worthReadingBack(d: ToolDigest, result: ToolResultPart): boolean {
+  if ((d.kind === 'write' || d.kind === 'edit') && d.status !== 'error') return false
+  return result.text.length >= REF_MIN_OUTPUT_CHARS || d.status === 'error' || (d.exitCode !== undefined && d.exitCode !== 0)
+}
+
+/** Each result's archive reference: that of the message carrying it. */
+function resultRefs(messages: readonly CanonicalMessage[], refOf: (message: CanonicalMessage) => string): (result: ToolResultPart) => string {
+  const carrier = new Map<ToolResultPart, CanonicalMessage>()
+  for (const m of messages) for (const r of toolResultsOf(m)) carrier.set(r, m)
+  return (result) => refOf(carrier.get(result)!)
 }
 
 /** `tool target → exit N: error` on one line: what was done, to what, and how it ended. */

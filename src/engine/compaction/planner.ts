@@ -66,7 +66,7 @@ export class Planner {
     this.headEnd = layout.headEnd
     this.headTokens = nc.tokens(this.segments.slice(0, this.headEnd).flatMap((s) => s.messages))
     this.summaryOverhead = Math.ceil(EVENT_OVERHEAD * counter.margin)
-    this.maskOptions = { keepToolResults: options.keepToolResults, excludeTools: options.excludeTools, clearToolInputsOver: options.clearToolInputsOver, preserveErrorDetails: options.preserveErrorDetails }
+    this.maskOptions = { keepToolResults: options.keepToolResults, excludeTools: options.excludeTools, clearToolInputsOver: options.clearToolInputsOver, preserveErrorDetails: options.preserveErrorDetails, ...(options.references ? { refOf: options.references.refOf } : {}) }
     this.exempt = recentResultIds(messages, options.keepToolResults)
     this.reserves = this.reservesFor(options.targetTokens)
     const lastCompactd = [...layout.events].reverse().find((e) => e.kind === 'earlier-summary' && e.summary.source === 'compactd')
@@ -103,7 +103,7 @@ export class Planner {
 
   logLines = (si: number): LogLine[] => {
     let hit = this.logCache.get(si)
-    if (!hit) this.logCache.set(si, (hit = segmentLogLines(this.segments[si]!.messages, si, { preserveErrorDetails: this.p.options.preserveErrorDetails, lineTokens: this.lineTokens })))
+    if (!hit) this.logCache.set(si, (hit = segmentLogLines(this.segments[si]!.messages, si, { preserveErrorDetails: this.p.options.preserveErrorDetails, lineTokens: this.lineTokens, refOf: this.p.options.references?.refOf })))
     const repeats = this.repeatsSections
     if (!repeats) return hit
     let left = this.unrepeated.get(si)

@@ -69,7 +69,7 @@ export async function summariseRange(plan: Plan, state: SummaryState, s: Summari
       ...(previous?.kind === 'earlier-summary' ? { previousSummary: { round: previous.summary.round ?? 1, text: previous.summary.text, index: planner.messages[previous.position]!.index } } : {}),
       originalTask: headInstruction?.kind === 'instruction' ? headInstruction.text : '',
       round: s.round,
-      budgetTokens: plan.summaryReserve - planner.summaryOverhead,
+      budgetTokens: plan.summaryReserve - planner.summaryOverhead - noteTokens(options, counter),
       counter,
       preserveErrorDetails: options.preserveErrorDetails,
       instructions: options.instructions,
@@ -78,7 +78,7 @@ export async function summariseRange(plan: Plan, state: SummaryState, s: Summari
     },
     s.fallbacks,
   )
-  state.summary = outcome?.summary
+  state.summary = outcome && options.references ? { ...outcome.summary, text: withArchiveNote(outcome.summary.text, options.references.note) } : outcome?.summary
   state.by = outcome?.by
   planner.summaryWritten(state.summary?.text)
   if (!state.summary) return plan
@@ -97,6 +97,18 @@ export async function summariseRange(plan: Plan, state: SummaryState, s: Summari
   state.carried = withOverflow
   state.reserve = used
   return reflowed
+}
+
+/** Tokens the archive note takes (with its line break), reserved out of the summarizer's budget. */
+function noteTokens(options: CompactOptions, counter: Planner['counter']): number {
+  return options.references ? Math.ceil(counter.text(options.references.note) * counter.margin) + 2 : 0
+}
+
+/** The summary with the archive note as its second line, under the round header, where it is read first. */
+export function withArchiveNote(text: string, note: string): string {
+  if (text.includes(note)) return text
+  const nl = text.indexOf('\n')
+  return nl < 0 ? `${text}\n${note}` : `${text.slice(0, nl)}\n${note}${text.slice(nl)}`
 }
 
 export interface SummaryOutcome {

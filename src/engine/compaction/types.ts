@@ -144,6 +144,20 @@ export interface CompactOptions {
   onBrokenInput: 'repair' | 'reject'
   /** Round of the previous checkpoint when the caller knows it (sessions); else from the input. */
   previousRound?: number
+  /**
+   * Set when what this compaction drops is archived (a stored compaction, issue 21):
+   * placeholders and action-log lines then name the reference of the message they stand
+   * for, and the summary says once how to search the archive.
+   */
+  references?: ArchiveReferences
+}
+
+/** How a compaction points at the archived originals of what it dropped. */
+export interface ArchiveReferences {
+  /** The reference of a message this compaction masks or summarises (engine/archive/record.ts). */
+  refOf(message: CanonicalMessage): string
+  /** The one line the summary carries about the archive and how to search it. */
+  note: string
 }
 
 export const DEFAULT_COMPACT_OPTIONS = {

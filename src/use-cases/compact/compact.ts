@@ -3,33 +3,48 @@
  * (computeCompaction, ./compute.ts) run by the compute runner (the pool; small bodies of
  * ordinary text on the event loop), then the checkpoint stored. With the llm strategy
  * the provider client stays on the event loop and answers the thread's completion calls.
+ *
+ * With a sessionId, what the compaction masked, summarised or dropped is archived in the
+ * checkpoint's transaction (issue 21), and the output names its references.
  */
 import { insertCheckpoint, latestRound } from '../../checkpoints/repository.ts'
 import type { Caller, UseCaseDeps } from '../deps.ts'
+import { ARCHIVE_NOTE, archiveGate, archiveInTransaction, archivePolicy, sweepNowAndThen, type ArchiveReport } from '../archive/policy.ts'
 import { checkedSummarizer, type CompactRequest, type CompactResponse, type CompactTaskInput } from './compute.ts'
 
 export type CompactDeps = Pick<UseCaseDeps, 'config' | 'db' | 'summarizers' | 'compute' | 'metrics'>
 
 export function makeCompact(deps: CompactDeps) {
   const { config, db } = deps
+  const policy = archivePolicy(config)
   return async function compactConversation(caller: Caller, input: CompactRequest): Promise<CompactResponse> {
     const llm = checkedSummarizer(config, deps.summarizers, input)
+    const stored = input.sessionId !== undefined && input.dryRun !== true
     const previousRound = input.sessionId ? await latestRound(db, caller.tenantId, input.sessionId) : undefined
-    const task: CompactTaskInput = { request: input, ...(previousRound ? { previousRound } : {}) }
+    const gate = stored ? await archiveGate(db, policy, caller.tenantId) : undefined
+    const task: CompactTaskInput = { request: input, ...(previousRound ? { previousRound } : {}), ...(gate?.open ? { archive: { note: ARCHIVE_NOTE } } : {}) }
     const computed = await deps.compute.run('compact', task, { signal: caller.signal, bytes: caller.bodyBytes, cacheScope: caller.tenantId, ...(llm ? { summarizer: llm } : {}) })
     const { response } = computed
     // A compaction done, not a dry run: what a checkpoint is stored for.
     if (computed.checkpoint) deps.metrics?.onCompaction(response.event)
 
     let checkpoint: CompactResponse['checkpoint']
+    let archive: ArchiveReport | undefined
     if (input.sessionId && computed.checkpoint) {
-      const stored = await insertCheckpoint(db, caller.tenantId, input.sessionId, computed.checkpoint, { maxCheckpoints: config.COMPACTION_MAX_CHECKPOINTS })
+      const sessionId = input.sessionId
+      const records = computed.archive
+      const result = await insertCheckpoint(db, caller.tenantId, sessionId, computed.checkpoint, {
+        maxCheckpoints: config.COMPACTION_MAX_CHECKPOINTS,
+        ...(records ? { within: (trx, checkpointNum) => archiveInTransaction(trx, policy, { tenantId: caller.tenantId, sessionId, checkpointNum, source: 'compact' }, records) } : {}),
+      })
       checkpoint = {
-        sessionId: input.sessionId,
-        checkpointNum: stored.checkpoint.checkpointNum,
-        ...(stored.folded ? { folded: stored.folded } : {}),
+        sessionId,
+        checkpointNum: result.checkpoint.checkpointNum,
+        ...(result.folded ? { folded: result.folded } : {}),
       }
+      archive = result.within ?? (gate && !gate.open ? gate.report : undefined)
+      if (records) await sweepNowAndThen(db, policy, caller.tenantId)
     }
-    return { ...response, ...(checkpoint ? { checkpoint } : {}) }
+    return { ...response, ...(checkpoint ? { checkpoint } : {}), ...(archive ? { archive } : {}) }
   }
 }

@@ -11,7 +11,8 @@ import type { Config } from '../../config.ts'
 import { compact, CompactionError } from '../../engine/compaction/compact.ts'
 import { LLM_STRATEGY_NAMES, pipelineNeedsLlm, type RegisteredStrategyName as StrategyName } from '../../engine/compaction/strategies/index.ts'
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type CompactResult, type Summarizer, type SummarizerClient } from '../../engine/compaction/types.ts'
-import type { CanonicalMessage } from '../../engine/messages/canonical.ts'
+import { toolCallsOf, type CanonicalMessage } from '../../engine/messages/canonical.ts'
+import { archiveRecord, type ArchiveRecord } from '../../engine/archive/record.ts'
 import type { MessageCountCache } from '../../engine/tokens/count.ts'
 import { parseConversation, serializeConversation, withSeparateSystem } from '../../engine/messages/index.ts'
 import { ApiError } from '../../errors.ts'
@@ -39,13 +40,17 @@ export interface CompactTaskInput {
   request: CompactRequest
   /** The session's latest compaction round (read from storage before). */
   previousRound?: number
+  /** Set when what this compaction drops is archived: references are printed, records returned. */
+  archive?: { note: string }
 }
 
 /** What computeCompaction returns: the response without its checkpoint, and what to store as one. */
 export interface ComputedCompaction {
-  response: Omit<CompactResponse, 'checkpoint'>
+  response: Omit<CompactResponse, 'checkpoint' | 'archive'>
   /** Set when a compaction was done (not a dry run): the checkpoint row to store for a session. */
   checkpoint?: CheckpointData
+  /** With `archive` asked for and a compaction done: the messages it masked, summarised or dropped. */
+  archive?: ArchiveRecord[]
 }
 
 function strategyList(input: CompactRequest['strategy'], config: Config): StrategyName[] {
@@ -131,6 +136,8 @@ export async function computeCompaction(
   const previousRound = task.previousRound
 
   const clear = input.clearToolInputs
+  const archiving = task.archive !== undefined && input.dryRun !== true
+  const toolNames = archiving ? toolNamesOf(messages) : undefined
   const options: CompactOptions = {
     ...DEFAULT_COMPACT_OPTIONS,
     format,
@@ -152,6 +159,7 @@ export async function computeCompaction(
     dryRun: input.dryRun ?? false,
     onBrokenInput: input.onBrokenInput ?? DEFAULT_COMPACT_OPTIONS.onBrokenInput,
     ...(previousRound ? { previousRound } : {}),
+    ...(archiving ? { references: { refOf: (m: CanonicalMessage) => archiveRecord(m, toolNames).ref, note: task.archive!.note } } : {}),
   }
 
   // No summarizer for an `llm` step: its fallback says why (no key for the provider asked for, or none at all).
@@ -208,7 +216,25 @@ export async function computeCompaction(
       ...(summary ? { summary } : {}),
     },
     ...(checkpoint ? { checkpoint } : {}),
+    ...(checkpoint && archiving ? { archive: droppedRecords(messages, result.messages, toolNames!) } : {}),
   }
+}
+
+/** Each tool call's name by its id, for results whose format does not carry it. */
+function toolNamesOf(messages: readonly CanonicalMessage[]): Map<string, string> {
+  const names = new Map<string, string>()
+  for (const m of messages) for (const c of toolCallsOf(m)) names.set(c.id, c.name)
+  return names
+}
+
+/**
+ * The archive records of the input messages the output does not carry as they were:
+ * masked, condensed, summarised or dropped. A kept message is the same object (its raw is
+ * reused as is), so identity tells them apart. The system prompt is always kept.
+ */
+function droppedRecords(input: readonly CanonicalMessage[], output: readonly CanonicalMessage[], toolNames: ReadonlyMap<string, string>): ArchiveRecord[] {
+  const kept = new Set(output.map((m) => m.raw))
+  return input.filter((m) => m.index >= 0 && !kept.has(m.raw)).map((m) => archiveRecord(m, toolNames))
 }
 
 /**

@@ -8,7 +8,11 @@
  */
 import { createHash } from 'node:crypto'
 import type { z } from 'zod'
-import { parseConversation, type CanonicalMessage } from '../../engine/messages/index.ts'
+import type { Transaction } from 'kysely'
+import type { Database } from '../../db/schema.ts'
+import { archiveRecord } from '../../engine/archive/record.ts'
+import { parseConversation, toolCallsOf, type CanonicalMessage } from '../../engine/messages/index.ts'
+import { archiveGate, archiveInTransaction, archivePolicy, type ArchiveReport } from '../archive/policy.ts'
 import { planWindowEviction, sessionExchanges } from '../../engine/sessions/index.ts'
 import { messageTokens, type TokenCounter } from '../../engine/tokens/count.ts'
 import { ApiError } from '../../errors.ts'
@@ -47,6 +51,7 @@ export type AppendDeps = Pick<UseCaseDeps, 'db' | 'config' | 'compute' | 'metric
 
 export function makeAppendMessages(deps: AppendDeps) {
   const { db, config } = deps
+  const policy = archivePolicy(config)
 
   /** Token counts of appended messages: in the compute pool when they are large. */
   function appendCounts(tenantId: string, messages: CanonicalMessage[], model: string | undefined): Promise<number[]> {
@@ -120,6 +125,8 @@ export function makeAppendMessages(deps: AppendDeps) {
       const eviction = planWindowEviction(canonical, window.map((r) => r.tokens), settings)
       const evictedNow = window.slice(0, eviction.evicted)
       if (evictedNow.length) await setStatus(trx, tenantId, sessionId, evictedNow.map((r) => r.seq), 'window', 'evicted')
+      // Evicted messages are archived (issue 21): searchable like what a compaction drops.
+      const archive = evictedNow.length ? await archiveEvicted(trx, tenantId, sessionId, canonical.slice(0, evictedNow.length), evictedNow) : undefined
 
       const backlogTruncated = before.evicted.length > COUNT_EXCHANGES_UP_TO
       const evictedTotal = (backlogTruncated ? await countEvicted(trx, tenantId, sessionId) : before.evicted.length) + evictedNow.length
@@ -147,12 +154,23 @@ export function makeAppendMessages(deps: AppendDeps) {
         evictedAwaitingSummary: counters.evictedAwaitingSummary,
         evictedExchangesAwaitingSummary: Math.min(exchanges, counters.evictedAwaitingSummary),
         updateQueued,
+        ...(archive ? { archive } : {}),
       }
       if (idempotencyKey !== undefined) await storeIdempotentResponse(trx, tenantId, sessionId, idempotencyKey, requestHash, result)
       return { result, replayed: false }
     })
     if (queued) deps.metrics?.onUpdateQueued(priorityName(PRIORITY_LOW), queued)
     return out
+  }
+
+  /** The evicted messages archived, as a compaction's are, when the archive is on and under its quota. */
+  async function archiveEvicted(trx: Transaction<Database>, tenantId: string, sessionId: string, messages: readonly CanonicalMessage[], rows: readonly StoredMessage[]): Promise<ArchiveReport> {
+    const gate = await archiveGate(trx, policy, tenantId)
+    if (!gate.open) return gate.report
+    const names = new Map<string, string>()
+    for (const m of messages) for (const c of toolCallsOf(m)) names.set(c.id, c.name)
+    const records = messages.map((m, i) => ({ ...archiveRecord(m, names), position: rows[i]!.seq }))
+    return archiveInTransaction(trx, policy, { tenantId, sessionId, checkpointNum: null, source: 'session' }, records)
   }
 
   return appendMessages

@@ -1,5 +1,6 @@
 /** POST /compact's request and response, written once: the route validates and documents them, the use case and the library take their types. */
 import { z } from 'zod'
+import { archiveReportSchema } from './archive.ts'
 import { STRATEGIES, STRATEGY_NAMES } from '../../engine/compaction/strategies/index.ts'
 import { DEFAULT_COMPACT_OPTIONS } from '../../engine/compaction/types.ts'
 import { formatField, messagesField, modelField, sessionIdSchema, systemField, thresholdOverrideFields, formatEnum } from './common.ts'
@@ -177,6 +178,7 @@ export const compactResponse = z
       .optional()
       .describe('The summary inserted, when one was written.'),
     checkpoint: checkpointRefSchema.optional(),
+    archive: archiveReportSchema.optional(),
   })
   .meta({
     id: 'CompactResponse',

@@ -5,6 +5,7 @@
  * are in ./session-summary.ts.
  */
 import { z } from 'zod'
+import { archiveReportSchema } from './archive.ts'
 import { OFFLINE_STRATEGY_NAMES } from '../../engine/compaction/strategies/index.ts'
 import { BATCH_SIZE, DEFAULT_SUMMARY_BUDGET, DEFAULT_WINDOW_MESSAGES, DEFAULT_WINDOW_TOKENS } from '../../sessions/repository.ts'
 import { formatField, messagesField, modelField, storable, formatEnum } from './common.ts'
@@ -154,6 +155,7 @@ export const appendResponse = z
     evictedAwaitingSummary: z.int().describe('Evicted messages not yet folded into the summary.'),
     evictedExchangesAwaitingSummary: z.int().describe('The same, in exchanges: an update is queued once it reaches batchSize.'),
     updateQueued: z.boolean().describe('True when this request queued a background summary update.'),
+    archive: archiveReportSchema.optional().describe('When messages were evicted: what of them the archive stored (searchable with GET /sessions/{id}/search).'),
   })
   .meta({
     id: 'AppendMessagesResponse',

@@ -20,6 +20,13 @@ export interface MaskOptions {
   excludeTools: readonly string[]
   clearToolInputsOver: number
   preserveErrorDetails: boolean
+  /** The archive reference of a message (set when what is dropped is archived): the placeholder names it. */
+  refOf?: (message: CanonicalMessage) => string
+}
+
+/** How a placeholder names the archived original: short, and the same words the summary's archive note uses. */
+export function refMark(ref: string): string {
+  return `[ref ${ref}]`
 }
 
 export interface MaskOutcome {
@@ -66,13 +73,14 @@ export function maskRange(
   let maskedResults = 0
   let clearedInputs = 0
   for (let k = 0; k < out.length; k++) {
-    let m = out[k]!
+    const original = out[k]!
+    let m = original
     for (const r of toolResultsOf(m)) {
       const call = calls.get(r)
       const name = call?.name ?? r.name ?? 'tool'
       if (exempt.has(r.callId) || excluded.has(name.toLowerCase()) || r.text.startsWith(MASK_PREFIX)) continue
       const digest = digestOf(name, call?.argsText ?? '', r, opts.preserveErrorDetails)
-      const placeholder = `${MASK_PREFIX} ${formatDigest(digest)}`
+      const placeholder = `${MASK_PREFIX} ${formatDigest(digest)}${opts.refOf ? ` ${refMark(opts.refOf(original))}` : ''}`
       // Masking a short result would make it longer: leave it.
       if (counter.text(placeholder) >= counter.text(r.text)) continue
       m = adapter.withToolResultText(m, r.callId, placeholder)

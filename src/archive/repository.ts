@@ -1,0 +1,210 @@
+/**
+ * The archive of originals (migrations/0006_archive.ts): writes in the caller's
+ * transaction (a compaction's checkpoint, a session's append), reads by reference, the
+ * per-tenant byte usage behind the quota, and the retention sweep. Always filtered by
+ * tenant. Search is ./search.ts.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { ArchivedMessagesTable, Database } from '../db/schema.ts'
+import { chunkText, expandForIndex } from '../engine/archive/search-text.ts'
+import type { ArchiveRecord } from '../engine/archive/record.ts'
+import { decryptArchived, encryptArchived } from './cipher.ts'
+
+type Db = Kysely<Database> | Transaction<Database>
+
+export interface ArchiveWrite {
+  /** Messages stored by this write. */
+  archived: number
+  /** Messages already in the session's archive (a resent history): stored once. */
+  deduplicated: number
+  /** Bytes the new messages take. */
+  bytes: number
+  /** Secrets redacted in the messages this write stored. */
+  redactions: number
+}
+
+/** Rows inserted per statement: PostgreSQL takes at most 65,535 parameters. */
+const BATCH = 500
+
+/** Text columns cannot hold U+0000; the searchable text and snippets do not need it. */
+const searchable = (text: string) => text.replace(/\u0000/g, ' ')
+
+/**
+ * Stores `records` in the session's archive, each once (by hash), with their searchable
+ * chunks, and adds their bytes to the tenant's usage. Run it in the transaction of what
+ * caused the archiving, so both exist or neither.
+ */
+export async function archiveMessages(
+  trx: Transaction<Database>,
+  tenantId: string,
+  sessionId: string,
+  records: readonly ArchiveRecord[],
+  opts: { checkpointNum: number | null; source: ArchivedMessagesTable['source']; key?: Buffer },
+): Promise<ArchiveWrite> {
+  const unique = [...new Map(records.map((r) => [r.hash, r])).values()]
+  const stored: ArchiveRecord[] = []
+  for (let i = 0; i < unique.length; i += BATCH) {
+    const batch = unique.slice(i, i + BATCH)
+    const rows = await trx
+      .insertInto('archived_messages')
+      .values(
+        batch.map((r) => ({
+          tenant_id: tenantId,
+          session_id: sessionId,
+          hash: r.hash,
+          ref: r.ref,
+          position: r.position,
+          checkpoint_num: opts.checkpointNum,
+          source: opts.source,
+          role: r.role,
+          tool_name: r.toolName ?? null,
+          call_ids: JSON.stringify(r.callIds),
+          format: r.format,
+          raw: opts.key ? encryptArchived(opts.key, r.raw) : r.raw,
+          encrypted: opts.key !== undefined,
+          bytes: Buffer.byteLength(r.raw),
+          redactions: r.redactions,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['tenant_id', 'session_id', 'hash']).doNothing())
+      .returning('hash')
+      .execute()
+    const fresh = new Set(rows.map((row) => row.hash))
+    stored.push(...batch.filter((r) => fresh.has(r.hash)))
+  }
+  const chunks = stored.flatMap((r) => chunkText(searchable(r.text)).map((body, chunk) => ({ hash: r.hash, chunk, body })))
+  for (let i = 0; i < chunks.length; i += BATCH) {
+    const values = chunks.slice(i, i + BATCH).map(
+      (c) => sql`(${tenantId}, ${sessionId}, ${c.hash}, ${c.chunk}, ${opts.key ? null : c.body}, to_tsvector('simple', ${expandForIndex(c.body)}))`,
+    )
+    await sql`insert into archive_chunks (tenant_id, session_id, hash, chunk, body, tsv) values ${sql.join(values)}`.execute(trx)
+  }
+  const bytes = stored.reduce((n, r) => n + Buffer.byteLength(r.raw), 0)
+  if (stored.length > 0) {
+    await sql`
+      insert into archive_usage (tenant_id, bytes, messages) values (${tenantId}, ${bytes}, ${stored.length})
+      on conflict (tenant_id) do update set bytes = archive_usage.bytes + excluded.bytes, messages = archive_usage.messages + excluded.messages`.execute(trx)
+  }
+  return { archived: stored.length, deduplicated: unique.length - stored.length + (records.length - unique.length), bytes, redactions: stored.reduce((n, r) => n + r.redactions, 0) }
+}
+
+/** A tenant's archive size, for the quota. */
+export async function archiveUsage(db: Db, tenantId: string): Promise<{ bytes: number; messages: number }> {
+  const row = await db.selectFrom('archive_usage').select(['bytes', 'messages']).where('tenant_id', '=', tenantId).executeTakeFirst()
+  return { bytes: Number(row?.bytes ?? 0), messages: Number(row?.messages ?? 0) }
+}
+
+/** Subtracts deleted rows from the tenant's usage (never below zero). */
+async function releaseUsage(db: Db, tenantId: string, bytes: number, messages: number): Promise<void> {
+  if (messages === 0) return
+  await sql`update archive_usage set bytes = greatest(0, bytes - ${bytes}), messages = greatest(0, messages - ${messages}) where tenant_id = ${tenantId}`.execute(db)
+}
+
+/** Deletes a session's archive (its chunks cascade). Run in DELETE /sessions/:id's transaction. */
+export async function deleteSessionArchive(trx: Transaction<Database>, tenantId: string, sessionId: string): Promise<number> {
+  const gone = await trx.deleteFrom('archived_messages').where('tenant_id', '=', tenantId).where('session_id', '=', sessionId).returning('bytes').execute()
+  await releaseUsage(trx, tenantId, gone.reduce((n, r) => n + r.bytes, 0), gone.length)
+  return gone.length
+}
+
+/**
+ * Deletes the tenant's archived messages older than `retentionDays` (at most `limit` per
+ * call, so a write that sweeps stays bounded). Reads also skip expired rows, so retention
+ * holds while a sweep is behind. Returns how many were deleted.
+ */
+export async function sweepExpired(db: Kysely<Database>, tenantId: string, retentionDays: number, limit = 1_000): Promise<number> {
+  if (retentionDays <= 0) return 0
+  return db.transaction().execute(async (trx) => {
+    const gone = await sql<{ bytes: number }>`
+      delete from archived_messages where (tenant_id, session_id, hash) in (
+        select tenant_id, session_id, hash from archived_messages
+        where tenant_id = ${tenantId} and created_at < now() - make_interval(days => ${retentionDays})
+        limit ${limit})
+      returning bytes`.execute(trx)
+    await releaseUsage(trx, tenantId, gone.rows.reduce((n, r) => n + Number(r.bytes), 0), gone.rows.length)
+    return gone.rows.length
+  })
+}
+
+/** The SQL condition "not past retention" on archived_messages (alias `a`). */
+export function withinRetention(retentionDays: number) {
+  return retentionDays > 0 ? sql<boolean>`a.created_at >= now() - make_interval(days => ${retentionDays})` : sql<boolean>`true`
+}
+
+export interface ArchivedMessage {
+  ref: string
+  hash: string
+  position: number
+  checkpointNum: number | null
+  source: string
+  role: string
+  toolName: string | null
+  callIds: string[]
+  format: string
+  /** The caller's message as archived (secrets redacted), parsed. */
+  raw: unknown
+  redactions: number
+  createdAt: Date
+}
+
+type Row = Omit<ArchivedMessagesTable, 'call_ids' | 'created_at'> & { call_ids: unknown; created_at: Date | string }
+
+function toArchived(row: Row, key: Buffer | undefined): ArchivedMessage {
+  if (row.encrypted && !key) throw new Error('archived message is encrypted and ARCHIVE_ENCRYPTION_KEY is not set')
+  const json = row.encrypted ? decryptArchived(key!, row.raw) : row.raw
+  const callIds = typeof row.call_ids === 'string' ? (JSON.parse(row.call_ids) as string[]) : (row.call_ids as string[])
+  return {
+    ref: row.ref,
+    hash: row.hash,
+    position: row.position,
+    checkpointNum: row.checkpoint_num,
+    source: row.source,
+    role: row.role,
+    toolName: row.tool_name,
+    callIds,
+    format: row.format,
+    raw: JSON.parse(json),
+    redactions: row.redactions,
+    createdAt: new Date(row.created_at),
+  }
+}
+
+/** The archived message a reference names (the oldest, in the rare case two share one). */
+export async function readArchived(db: Db, tenantId: string, sessionId: string, ref: string, opts: { retentionDays: number; key?: Buffer }): Promise<ArchivedMessage | undefined> {
+  const row = await db
+    .selectFrom('archived_messages as a')
+    .selectAll()
+    .where('a.tenant_id', '=', tenantId)
+    .where('a.session_id', '=', sessionId)
+    .where('a.ref', '=', ref)
+    .where(withinRetention(opts.retentionDays))
+    .orderBy('a.created_at')
+    .orderBy('a.position')
+    .limit(1)
+    .executeTakeFirst()
+  return row ? toArchived(row as unknown as Row, opts.key) : undefined
+}
+
+/** Archived messages that carry any of `callIds` other than `except` (an assistant message's tool results). */
+export async function archivedWithCalls(db: Db, tenantId: string, sessionId: string, callIds: readonly string[], except: string, opts: { retentionDays: number; key?: Buffer }): Promise<ArchivedMessage[]> {
+  if (callIds.length === 0) return []
+  const rows = await db
+    .selectFrom('archived_messages as a')
+    .selectAll()
+    .where('a.tenant_id', '=', tenantId)
+    .where('a.session_id', '=', sessionId)
+    .where('a.hash', '!=', except)
+    .where(sql<boolean>`a.call_ids ?| ${sql.val([...callIds])}::text[]`)
+    .where(withinRetention(opts.retentionDays))
+    .orderBy('a.created_at')
+    .orderBy('a.position')
+    .limit(100)
+    .execute()
+  return rows.map((r) => toArchived(r as unknown as Row, opts.key))
+}
+
+/** Whether the tenant has anything archived for the session. */
+export async function hasArchive(db: Db, tenantId: string, sessionId: string): Promise<boolean> {
+  const row = await db.selectFrom('archived_messages').select('hash').where('tenant_id', '=', tenantId).where('session_id', '=', sessionId).limit(1).executeTakeFirst()
+  return row !== undefined
+}
