@@ -41,6 +41,80 @@ class ErrorInput(TypedDict):
     requestId: NotRequired[str]
 
 
+# What this compaction archived: present when a sessionId was given and the conversation
+# was compacted (not on a dry run).
+class ArchiveReportInput(TypedDict):
+    # `archived`: what this compaction dropped is stored and searchable. `over_quota`:
+    # the tenant's archive is full, nothing was archived and no references were printed.
+    # `disabled`: ARCHIVE_ENABLED is off.
+    status: Literal["archived", "over_quota", "disabled"]
+    # Messages stored by this compaction.
+    archived: int
+    # Messages already in the session's archive (a resent history is archived once).
+    deduplicated: int
+    # Secrets replaced by `[REDACTED:rule]` in the messages stored.
+    redactions: int
+    # Bytes the stored messages take.
+    bytes: int
+    # The tenant's archive size after this compaction.
+    usedBytes: int
+    # ARCHIVE_QUOTA_BYTES.
+    quotaBytes: int
+    # Why nothing was archived, when status is not `archived`.
+    reason: NotRequired[str]
+
+
+class ArchiveHitInput(TypedDict):
+    # The archived message: read it with GET /sessions/{id}/archive/{ref}.
+    ref: str
+    role: str
+    # The tool whose output (or call) this is.
+    toolName: Union[str, None]
+    # The passage around the best match, 300–800 characters (the whole text when
+    # shorter).
+    snippet: str
+    # Relevance: higher is better; comparable within one search.
+    score: float
+    # The checkpoint that archived it (null: a session's evicted message).
+    checkpointNum: Union[int, None]
+    # Its index in the messages of that compaction (a session's seq for an evicted one).
+    position: int
+    source: Literal["compact", "session", "proxy"]
+
+
+class ArchiveSearchInput(TypedDict):
+    hits: List[ArchiveHitInput]
+    # The words searched for, rarest first, after stopwords and words too common in this
+    # session to rank by.
+    terms: List[str]
+
+
+class ArchivedMessageInput(TypedDict):
+    ref: str
+    role: str
+    toolName: Union[str, None]
+    checkpointNum: Union[int, None]
+    position: int
+    source: Literal["compact", "session", "proxy"]
+    # Format of `messages`.
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
+    # The original message as sent (secrets redacted), in `format`; for an assistant
+    # message with tool calls, followed by their archived results, so the pair stays
+    # whole. Omitted when `lines` or `grep` is given.
+    messages: NotRequired[List[Any]]
+    # With `lines` or `grep`: the selected lines, each prefixed with its number and a
+    # tab.
+    text: NotRequired[str]
+    # Lines in the message's text.
+    totalLines: int
+    # With `grep`: lines that matched.
+    matchedLines: NotRequired[int]
+    # True when the selection was cut at 64 KB: ask for a narrower `lines` range.
+    truncated: bool
+    # Secrets redacted in this message before it was archived.
+    redactions: int
+
+
 class CheckpointInput(TypedDict):
     # The session it belongs to.
     sessionId: str
@@ -311,6 +385,7 @@ class CompactResponseInput(TypedDict):
     summary: NotRequired[CompactResponseInputSummary]
     # The checkpoint this compaction was stored as (sessionId given, compaction done).
     checkpoint: NotRequired[CompactResponseInputCheckpoint]
+    archive: NotRequired[ArchiveReportInput]
 
 
 class StrategiesResponseInputStrategiesItem(TypedDict):
@@ -860,6 +935,9 @@ class AppendMessagesResponseInput(TypedDict):
     evictedExchangesAwaitingSummary: int
     # True when this request queued a background summary update.
     updateQueued: bool
+    # When messages were evicted: what of them the archive stored (searchable with GET
+    # /sessions/{id}/search).
+    archive: NotRequired[ArchiveReportInput]
 
 
 class SessionContextInput(TypedDict):
@@ -1083,6 +1161,80 @@ class Error(TypedDict):
     issues: NotRequired[List[ErrorIssuesItem]]
     # Echo of the `x-request-id` of this request, for support.
     requestId: NotRequired[str]
+
+
+# What this compaction archived: present when a sessionId was given and the conversation
+# was compacted (not on a dry run).
+class ArchiveReport(TypedDict):
+    # `archived`: what this compaction dropped is stored and searchable. `over_quota`:
+    # the tenant's archive is full, nothing was archived and no references were printed.
+    # `disabled`: ARCHIVE_ENABLED is off.
+    status: Literal["archived", "over_quota", "disabled"]
+    # Messages stored by this compaction.
+    archived: int
+    # Messages already in the session's archive (a resent history is archived once).
+    deduplicated: int
+    # Secrets replaced by `[REDACTED:rule]` in the messages stored.
+    redactions: int
+    # Bytes the stored messages take.
+    bytes: int
+    # The tenant's archive size after this compaction.
+    usedBytes: int
+    # ARCHIVE_QUOTA_BYTES.
+    quotaBytes: int
+    # Why nothing was archived, when status is not `archived`.
+    reason: NotRequired[str]
+
+
+class ArchiveHit(TypedDict):
+    # The archived message: read it with GET /sessions/{id}/archive/{ref}.
+    ref: str
+    role: str
+    # The tool whose output (or call) this is.
+    toolName: Union[str, None]
+    # The passage around the best match, 300–800 characters (the whole text when
+    # shorter).
+    snippet: str
+    # Relevance: higher is better; comparable within one search.
+    score: float
+    # The checkpoint that archived it (null: a session's evicted message).
+    checkpointNum: Union[int, None]
+    # Its index in the messages of that compaction (a session's seq for an evicted one).
+    position: int
+    source: Literal["compact", "session", "proxy"]
+
+
+class ArchiveSearch(TypedDict):
+    hits: List[ArchiveHit]
+    # The words searched for, rarest first, after stopwords and words too common in this
+    # session to rank by.
+    terms: List[str]
+
+
+class ArchivedMessage(TypedDict):
+    ref: str
+    role: str
+    toolName: Union[str, None]
+    checkpointNum: Union[int, None]
+    position: int
+    source: Literal["compact", "session", "proxy"]
+    # Format of `messages`.
+    format: Literal["openai", "anthropic", "ai-sdk", "responses"]
+    # The original message as sent (secrets redacted), in `format`; for an assistant
+    # message with tool calls, followed by their archived results, so the pair stays
+    # whole. Omitted when `lines` or `grep` is given.
+    messages: NotRequired[List[Any]]
+    # With `lines` or `grep`: the selected lines, each prefixed with its number and a
+    # tab.
+    text: NotRequired[str]
+    # Lines in the message's text.
+    totalLines: int
+    # With `grep`: lines that matched.
+    matchedLines: NotRequired[int]
+    # True when the selection was cut at 64 KB: ask for a narrower `lines` range.
+    truncated: bool
+    # Secrets redacted in this message before it was archived.
+    redactions: int
 
 
 class Checkpoint(TypedDict):
@@ -1355,6 +1507,7 @@ class CompactResponse(TypedDict):
     summary: NotRequired[CompactResponseSummary]
     # The checkpoint this compaction was stored as (sessionId given, compaction done).
     checkpoint: NotRequired[CompactResponseCheckpoint]
+    archive: NotRequired[ArchiveReport]
 
 
 class StrategiesResponseStrategiesItem(TypedDict):
@@ -1897,6 +2050,9 @@ class AppendMessagesResponse(TypedDict):
     evictedExchangesAwaitingSummary: int
     # True when this request queued a background summary update.
     updateQueued: bool
+    # When messages were evicted: what of them the archive stored (searchable with GET
+    # /sessions/{id}/search).
+    archive: NotRequired[ArchiveReport]
 
 
 class SessionContext(TypedDict):
@@ -2223,6 +2379,26 @@ OPERATIONS: Dict[str, Operation] = {
         header_params={},
         request=None,
         responses={200: "SessionStats"},
+    ),
+    "GET /sessions/{id}/search": Operation(
+        method="GET",
+        path="/sessions/{id}/search",
+        summary="Search a session's archive: the messages its compactions masked, summarised or dropped",
+        path_params={"id": True},
+        query_params={"q": True, "limit": False},
+        header_params={},
+        request=None,
+        responses={200: "ArchiveSearch"},
+    ),
+    "GET /sessions/{id}/archive/{ref}": Operation(
+        method="GET",
+        path="/sessions/{id}/archive/{ref}",
+        summary="Read one archived message back, whole or by lines",
+        path_params={"id": True, "ref": True},
+        query_params={"format": False, "lines": False, "grep": False, "context": False},
+        header_params={},
+        request=None,
+        responses={200: "ArchivedMessage"},
     ),
     "GET /sessions/{id}": Operation(
         method="GET",

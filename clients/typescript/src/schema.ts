@@ -834,6 +834,225 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sessions/{id}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search a session's archive: the messages its compactions masked, summarised or dropped */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Natural language or keywords, as an agent writes them. Any word may match; results rank by relevance (BM25-like). */
+                    q: string;
+                    /** @description Hits returned (default 5, at most 50). */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The sessionId given to POST /compact, or a session of /sessions. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ArchiveSearch"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{id}/archive/{ref}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one archived message back, whole or by lines */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Return the message in this format (default: the format it was sent in). */
+                    format?: "openai" | "anthropic" | "ai-sdk" | "responses";
+                    /** @description Only these lines of the message's text: `120-180` or `120`. */
+                    lines?: string;
+                    /** @description Only the lines of the message's text containing this string (case-insensitive, not a pattern), with their numbers. */
+                    grep?: string;
+                    /** @description With grep: lines of context around each match. */
+                    context?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                    /** @description A reference from a placeholder, the action log or a search hit. */
+                    ref: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ArchivedMessage"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions/{id}": {
         parameters: {
             query?: never;
@@ -2412,6 +2631,112 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description What this compaction archived: present when a sessionId was given and the conversation was compacted (not on a dry run). */
+        ArchiveReportInput: {
+            /**
+             * @description `archived`: what this compaction dropped is stored and searchable. `over_quota`: the tenant's archive is full, nothing was archived and no references were printed. `disabled`: ARCHIVE_ENABLED is off.
+             * @enum {string}
+             */
+            status: "archived" | "over_quota" | "disabled";
+            /** @description Messages stored by this compaction. */
+            archived: number;
+            /** @description Messages already in the session's archive (a resent history is archived once). */
+            deduplicated: number;
+            /** @description Secrets replaced by `[REDACTED:rule]` in the messages stored. */
+            redactions: number;
+            /** @description Bytes the stored messages take. */
+            bytes: number;
+            /** @description The tenant's archive size after this compaction. */
+            usedBytes: number;
+            /** @description ARCHIVE_QUOTA_BYTES. */
+            quotaBytes: number;
+            /** @description Why nothing was archived, when status is not `archived`. */
+            reason?: string;
+        };
+        ArchiveHitInput: {
+            /** @description The archived message: read it with GET /sessions/{id}/archive/{ref}. */
+            ref: string;
+            role: string;
+            /** @description The tool whose output (or call) this is. */
+            toolName: string | null;
+            /** @description The passage around the best match, 300–800 characters (the whole text when shorter). */
+            snippet: string;
+            /** @description Relevance: higher is better; comparable within one search. */
+            score: number;
+            /** @description The checkpoint that archived it (null: a session's evicted message). */
+            checkpointNum: number | null;
+            /** @description Its index in the messages of that compaction (a session's seq for an evicted one). */
+            position: number;
+            /** @enum {string} */
+            source: "compact" | "session" | "proxy";
+        };
+        /**
+         * @example {
+         *       "hits": [
+         *         {
+         *           "ref": "7hq2k9xa",
+         *           "role": "tool",
+         *           "toolName": "bash",
+         *           "snippet": "…def _add_batch(self, batch): try: self._collection.upsert(**batch) except RateLimitError as e: time.sleep(2 ** attempt) …",
+         *           "score": 0.42,
+         *           "checkpointNum": 3,
+         *           "position": 41,
+         *           "source": "compact"
+         *         }
+         *       ],
+         *       "terms": [
+         *         "chroma",
+         *         "ratelimiterror",
+         *         "batch"
+         *       ]
+         *     }
+         */
+        ArchiveSearchInput: {
+            hits: components["schemas"]["ArchiveHitInput"][];
+            /** @description The words searched for, rarest first, after stopwords and words too common in this session to rank by. */
+            terms: string[];
+        };
+        /**
+         * @example {
+         *       "ref": "7hq2k9xa",
+         *       "role": "tool",
+         *       "toolName": "bash",
+         *       "checkpointNum": 3,
+         *       "position": 41,
+         *       "source": "compact",
+         *       "format": "openai",
+         *       "text": "118\tdef _add_batch(self, batch):\n119\t    try:\n120\t        self._collection.upsert(**batch)",
+         *       "totalLines": 2210,
+         *       "truncated": false,
+         *       "redactions": 0
+         *     }
+         */
+        ArchivedMessageInput: {
+            ref: string;
+            role: string;
+            toolName: string | null;
+            checkpointNum: number | null;
+            position: number;
+            /** @enum {string} */
+            source: "compact" | "session" | "proxy";
+            /**
+             * @description Format of `messages`.
+             * @enum {string}
+             */
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
+            /** @description The original message as sent (secrets redacted), in `format`; for an assistant message with tool calls, followed by their archived results, so the pair stays whole. Omitted when `lines` or `grep` is given. */
+            messages?: unknown[];
+            /** @description With `lines` or `grep`: the selected lines, each prefixed with its number and a tab. */
+            text?: string;
+            /** @description Lines in the message's text. */
+            totalLines: number;
+            /** @description With `grep`: lines that matched. */
+            matchedLines?: number;
+            /** @description True when the selection was cut at 64 KB: ask for a narrower `lines` range. */
+            truncated: boolean;
+            /** @description Secrets redacted in this message before it was archived. */
+            redactions: number;
+        };
         /**
          * @example {
          *       "sessionId": "agent-run-42",
@@ -2824,6 +3149,7 @@ export interface components {
                     from: number[];
                 };
             };
+            archive?: components["schemas"]["ArchiveReportInput"];
         };
         /**
          * @example {
@@ -3611,6 +3937,8 @@ export interface components {
             evictedExchangesAwaitingSummary: number;
             /** @description True when this request queued a background summary update. */
             updateQueued: boolean;
+            /** @description When messages were evicted: what of them the archive stored (searchable with GET /sessions/{id}/search). */
+            archive?: components["schemas"]["ArchiveReportInput"];
         };
         /**
          * @example {
@@ -3987,6 +4315,112 @@ export interface components {
             requestId?: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description What this compaction archived: present when a sessionId was given and the conversation was compacted (not on a dry run). */
+        ArchiveReport: {
+            /**
+             * @description `archived`: what this compaction dropped is stored and searchable. `over_quota`: the tenant's archive is full, nothing was archived and no references were printed. `disabled`: ARCHIVE_ENABLED is off.
+             * @enum {string}
+             */
+            status: "archived" | "over_quota" | "disabled";
+            /** @description Messages stored by this compaction. */
+            archived: number;
+            /** @description Messages already in the session's archive (a resent history is archived once). */
+            deduplicated: number;
+            /** @description Secrets replaced by `[REDACTED:rule]` in the messages stored. */
+            redactions: number;
+            /** @description Bytes the stored messages take. */
+            bytes: number;
+            /** @description The tenant's archive size after this compaction. */
+            usedBytes: number;
+            /** @description ARCHIVE_QUOTA_BYTES. */
+            quotaBytes: number;
+            /** @description Why nothing was archived, when status is not `archived`. */
+            reason?: string;
+        };
+        ArchiveHit: {
+            /** @description The archived message: read it with GET /sessions/{id}/archive/{ref}. */
+            ref: string;
+            role: string;
+            /** @description The tool whose output (or call) this is. */
+            toolName: string | null;
+            /** @description The passage around the best match, 300–800 characters (the whole text when shorter). */
+            snippet: string;
+            /** @description Relevance: higher is better; comparable within one search. */
+            score: number;
+            /** @description The checkpoint that archived it (null: a session's evicted message). */
+            checkpointNum: number | null;
+            /** @description Its index in the messages of that compaction (a session's seq for an evicted one). */
+            position: number;
+            /** @enum {string} */
+            source: "compact" | "session" | "proxy";
+        };
+        /**
+         * @example {
+         *       "hits": [
+         *         {
+         *           "ref": "7hq2k9xa",
+         *           "role": "tool",
+         *           "toolName": "bash",
+         *           "snippet": "…def _add_batch(self, batch): try: self._collection.upsert(**batch) except RateLimitError as e: time.sleep(2 ** attempt) …",
+         *           "score": 0.42,
+         *           "checkpointNum": 3,
+         *           "position": 41,
+         *           "source": "compact"
+         *         }
+         *       ],
+         *       "terms": [
+         *         "chroma",
+         *         "ratelimiterror",
+         *         "batch"
+         *       ]
+         *     }
+         */
+        ArchiveSearch: {
+            hits: components["schemas"]["ArchiveHit"][];
+            /** @description The words searched for, rarest first, after stopwords and words too common in this session to rank by. */
+            terms: string[];
+        };
+        /**
+         * @example {
+         *       "ref": "7hq2k9xa",
+         *       "role": "tool",
+         *       "toolName": "bash",
+         *       "checkpointNum": 3,
+         *       "position": 41,
+         *       "source": "compact",
+         *       "format": "openai",
+         *       "text": "118\tdef _add_batch(self, batch):\n119\t    try:\n120\t        self._collection.upsert(**batch)",
+         *       "totalLines": 2210,
+         *       "truncated": false,
+         *       "redactions": 0
+         *     }
+         */
+        ArchivedMessage: {
+            ref: string;
+            role: string;
+            toolName: string | null;
+            checkpointNum: number | null;
+            position: number;
+            /** @enum {string} */
+            source: "compact" | "session" | "proxy";
+            /**
+             * @description Format of `messages`.
+             * @enum {string}
+             */
+            format: "openai" | "anthropic" | "ai-sdk" | "responses";
+            /** @description The original message as sent (secrets redacted), in `format`; for an assistant message with tool calls, followed by their archived results, so the pair stays whole. Omitted when `lines` or `grep` is given. */
+            messages?: unknown[];
+            /** @description With `lines` or `grep`: the selected lines, each prefixed with its number and a tab. */
+            text?: string;
+            /** @description Lines in the message's text. */
+            totalLines: number;
+            /** @description With `grep`: lines that matched. */
+            matchedLines?: number;
+            /** @description True when the selection was cut at 64 KB: ask for a narrower `lines` range. */
+            truncated: boolean;
+            /** @description Secrets redacted in this message before it was archived. */
+            redactions: number;
         };
         /**
          * @example {
@@ -4400,6 +4834,7 @@ export interface components {
                     from: number[];
                 };
             };
+            archive?: components["schemas"]["ArchiveReport"];
         };
         /**
          * @example {
@@ -5187,6 +5622,8 @@ export interface components {
             evictedExchangesAwaitingSummary: number;
             /** @description True when this request queued a background summary update. */
             updateQueued: boolean;
+            /** @description When messages were evicted: what of them the archive stored (searchable with GET /sessions/{id}/search). */
+            archive?: components["schemas"]["ArchiveReport"];
         };
         /**
          * @example {
