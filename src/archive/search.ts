@@ -131,15 +131,17 @@ function chunkOfEncrypted(r: { raw: string; format: string; chunk: number }, key
  */
 export function fitSnippet(headline: string, body: string): string {
   let s = headline.replace(/\s+/g, ' ').trim()
-  if (s.length < SNIPPET_MIN_CHARS && body.length > s.length) {
+  const flat = body.replace(/\s+/g, ' ').trim()
+  if (s.length < SNIPPET_MIN_CHARS && flat.length > s.length) {
+    // Centre a wider window on the headline's first fragment (located in the flattened text).
     const probe = s.split(' … ')[0]!.slice(0, 60)
-    const at = probe ? body.indexOf(probe) : -1
+    const at = probe ? flat.indexOf(probe) : -1
     const centre = at >= 0 ? at + probe.length / 2 : 0
     const half = Math.floor(SNIPPET_MIN_CHARS * 0.75)
-    const from = Math.max(0, Math.min(Math.floor(centre - half), body.length - 2 * half))
-    s = body.slice(from, from + 2 * half).replace(/\s+/g, ' ').trim()
+    const from = Math.max(0, Math.min(Math.floor(centre - half), flat.length - 2 * half))
+    s = flat.slice(from, from + 2 * half)
     if (from > 0) s = `…${s}`
-    if (from + 2 * half < body.length) s = `${s}…`
+    if (from + 2 * half < flat.length) s = `${s}…`
   }
   return s.length > SNIPPET_MAX_CHARS ? `${s.slice(0, SNIPPET_MAX_CHARS - 1)}…` : s
 }
