@@ -58,7 +58,7 @@ for (const backend of BACKENDS) {
     t.ok(body.archive.archived > 20, `archived ${body.archive.archived}`)
     t.equal(body.archive.deduplicated, 0)
     t.ok(body.archive.redactions >= 1, 'the .env key was redacted')
-    t.match(body.summary.text.split('\n')[1], /archived, not lost: search_context/, 'the summary says once how to search')
+    t.match(body.summary.text.split('\n')[1], /Originals archived: search_context/, 'the summary says once how to search')
     t.equal(body.summary.text.split('search_context(query)').length, 2, 'once')
 
     // Dedupe: the same history again archives nothing new.

@@ -27,6 +27,10 @@ export interface LogLine {
   key: string
   /** For a call that only created files and succeeded: their paths (the sections may already say so). */
   created?: string[]
+  /** `[ref …]` of the call's archived output, shown while the references' budget lasts (referencedLines). */
+  ref?: string
+  /** Tokens the ref adds to the line. */
+  refTokens?: number
 }
 
 /** Lines for one segment's messages. `lineTokens` counts one line as it will be sent. */
@@ -40,8 +44,15 @@ export function segmentLogLines(
   for (const [r, c] of callsOfResults(messages)) results.set(c, r)
   const refOfResult = opts.refOf ? resultRefs(messages, opts.refOf) : undefined
   const lines: LogLine[] = []
-  const add = (text: string, priority: number, created?: string[]) =>
-    lines.push({ text, priority, tokens: opts.lineTokens(text), key: `${segment}:${lines.length}`, ...(created?.length ? { created } : {}) })
+  const add = (text: string, priority: number, created?: string[], ref?: string) =>
+    lines.push({
+      text,
+      priority,
+      tokens: opts.lineTokens(text),
+      key: `${segment}:${lines.length}`,
+      ...(created?.length ? { created } : {}),
+      ...(ref ? { ref, refTokens: opts.lineTokens(` ${ref}`) - 1 } : {}),
+    })
   for (const event of classifyForLog(messages)) {
     if (event.kind === 'instruction') add(`- user: "${clipKeepingPaths(event.text, 400)}"`, IMPORTANCE.instruction)
     else if (event.kind === 'conclusion') add(`- note: ${clipKeepingPaths(event.text, 200)}`, event.priority)
@@ -55,8 +66,8 @@ export function segmentLogLines(
         const d = digestOf(c.name, c.argsText, result, opts.preserveErrorDetails)
         const printed = printedError(d, result?.text)
         const onlyCreated = d.status !== 'error' && !d.exitCode && !printed && d.changes.length > 0 && d.changes.every((x) => x.op === 'create')
-        const ref = refOfResult && result && worthReadingBack(d, result) ? ` ${refMark(refOfResult(result))}` : ''
-        add(`- ${logLineOf(d)}${printed}${ref}`, importanceOfDigest(d), onlyCreated ? d.changes.map((x) => x.path) : undefined)
+        const ref = refOfResult && result && worthReadingBack(d, result) ? refMark(refOfResult(result)) : undefined
+        add(`- ${logLineOf(d)}${printed}`, importanceOfDigest(d), onlyCreated ? d.changes.map((x) => x.path) : undefined, ref)
       }
     }
   }
@@ -176,9 +187,27 @@ export function previousActionLog(text: string): string[] {
     .filter((l) => l.startsWith('- ') && !l.startsWith('- ('))
 }
 
-/** The log as appended to the summary text; empty when there is nothing to show. */
-export function renderActionLog(lines: readonly { text: string }[], omitted: number): string {
+/** The log as appended to the summary text; empty when there is nothing to show. Lines in `referenced` show their ref. */
+export function renderActionLog(lines: readonly LogLine[], omitted: number, referenced?: ReadonlySet<LogLine>): string {
   if (lines.length === 0 && omitted === 0) return ''
   const note = omitted > 0 ? `- (${omitted} less important entries omitted; the summary above covers them)\n` : ''
-  return `\n\n${ACTION_LOG_HEADER}\n${note}${lines.map((l) => l.text).join('\n')}`
+  return `\n\n${ACTION_LOG_HEADER}\n${note}${lines.map((l) => (l.ref && referenced?.has(l) ? `${l.text} ${l.ref}` : l.text)).join('\n')}`
+}
+
+/**
+ * The lines that show their archive reference: the most important first, while their refs
+ * fit `budgetTokens` (a share of the summary: a reference costs about 9 tokens, so a log
+ * of 40 lines would otherwise spend 7% of the summary on them). The rest stay findable by
+ * search.
+ */
+export function referencedLines(lines: readonly LogLine[], budgetTokens: number): Set<LogLine> {
+  const chosen = new Set<LogLine>()
+  let left = budgetTokens
+  const candidates = lines.filter((l) => l.ref !== undefined).sort((a, b) => b.priority - a.priority)
+  for (const l of candidates) {
+    if ((l.refTokens ?? 0) > left) continue
+    left -= l.refTokens ?? 0
+    chosen.add(l)
+  }
+  return chosen
 }

@@ -9,7 +9,7 @@ import type { FormatAdapter } from '../messages/adapter.ts'
 import type { CanonicalMessage } from '../messages/canonical.ts'
 import { findPairingProblems } from '../conversation/pairing.ts'
 import { logCandidates, type Plan } from './plan.ts'
-import { renderActionLog, type LogLine } from './action-log.ts'
+import { referencedLines, renderActionLog, type LogLine } from './action-log.ts'
 import type { CompactOptions } from './types.ts'
 
 export interface Assembly {
@@ -35,6 +35,8 @@ export interface AssembleInput {
   previousLog: readonly LogLine[]
   target: number
   total(messages: readonly CanonicalMessage[]): number
+  /** With archive references: the share of the summary's tokens their marks and note may take, and the note's tokens. */
+  references?: { share: number; noteTokens: number }
 }
 
 const inRange = (si: number, r: [number, number] | null) => r !== null && si >= r[0] && si < r[1]
@@ -59,6 +61,11 @@ export function assemble(a: AssembleInput): Assembly {
     summaryIndex = out.length
     out.push(summaryMessage(a.adapter, a.role, a.summaryText! + renderActionLog(entries, omitted)))
   }
+  const render = (lines: typeof entries, left: number) => {
+    const plain = a.summaryText! + renderActionLog(lines, left)
+    return a.references ? a.summaryText! + renderActionLog(lines, left, refsWithin(a, summaryMessage(a.adapter, a.role, plain), lines)) : plain
+  }
+  if (summary && a.references) out[summaryIndex] = summaryMessage(a.adapter, a.role, render(entries, omitted))
   for (let si = a.headEnd; si < plan.tailStart; si++) {
     const s = segments[si]!
     if (s.systemOnly) out.push(...s.messages)
@@ -71,19 +78,25 @@ export function assemble(a: AssembleInput): Assembly {
   const broken = findPairingProblems(out)
   if (broken.length > 0) throw new Error(`internal: compaction broke tool pairing at output index ${broken[0]!.index} (${broken[0]!.problem})`)
   let tokens = a.total(out)
-  let summaryText = summary ? a.summaryText! + renderActionLog(entries, omitted) : undefined
+  let summaryText = summary ? render(entries, omitted) : undefined
   if (tokens > a.target && summary && entries.length > 0) {
     const byValue = [...entries].sort((x, y) => x.priority - y.priority || x.order - y.order)
     while (tokens > a.target && byValue.length > 0) {
       const drop = new Set(byValue.splice(0, Math.max(1, Math.ceil((tokens - a.target) / 20))))
       entries = entries.filter((l) => !drop.has(l))
       omitted += drop.size
-      summaryText = a.summaryText! + renderActionLog(entries, omitted)
+      summaryText = render(entries, omitted)
       out[summaryIndex] = summaryMessage(a.adapter, a.role, summaryText)
       tokens = a.total(out)
     }
   }
   return { messages: out, tokens, summaryIndex, ...(summaryText !== undefined ? { summaryText } : {}) }
+}
+
+/** The log lines whose refs fit the references' share of the summary (without refs), less the note. */
+function refsWithin(a: AssembleInput, withoutRefs: CanonicalMessage, lines: readonly LogLine[]): Set<LogLine> {
+  const { share, noteTokens } = a.references!
+  return referencedLines(lines, Math.floor(a.total([withoutRefs]) * share) - noteTokens)
 }
 
 function summaryMessage(adapter: FormatAdapter, role: NonNullable<CompactOptions['summaryRole']>, text: string): CanonicalMessage {

@@ -89,7 +89,7 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
       plan = await summariseRange(plan, summarised, { planner, layout, pipeline, options, env, adapter, nc, round, target, fallbacks, signal: input.signal })
     }
     const { segments, headEnd, kept, earlier, logLines } = planner
-    assembly = assemble({ plan, segments, headEnd, adapter, role: options.summaryRole ?? 'user', summaryText: summarised.summary?.text, kept, earlier, logLines, previousLog: summarised.carried, target: options.targetTokens, total })
+    assembly = assemble({ plan, segments, headEnd, adapter, role: options.summaryRole ?? 'user', summaryText: summarised.summary?.text, kept, earlier, logLines, previousLog: summarised.carried, target: options.targetTokens, total, ...referenceBudget(options, counter) })
     if (assembly.tokens > options.targetTokens) {
       target -= assembly.tokens - options.targetTokens + Math.ceil(options.targetTokens * 0.01)
       assembly = undefined
@@ -98,4 +98,15 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   if (!assembly || !plan) throw new Error(`internal: no plan fitted ${options.targetTokens} tokens in the caller's format after ${REPLANS} re-plans`)
   if (assembly.tokens >= tokensBefore) return untouched(run, `compaction would not make the conversation smaller (${assembly.tokens} ≥ ${tokensBefore} tokens)`)
   return compacted(run, planner, pipeline, { plan, assembly, summary: summarised, round, options, fallbacks })
+}
+
+/**
+ * The share of a summary that archive references may take (the note and the log lines'
+ * refs): issue 21 keeps it under 3%, measured in docs/quality.md.
+ */
+export const REFERENCE_SHARE = 0.03
+
+function referenceBudget(options: CompactOptions, counter: TokenCounter): { references?: { share: number; noteTokens: number } } {
+  if (!options.references) return {}
+  return { references: { share: REFERENCE_SHARE, noteTokens: Math.ceil(counter.text(options.references.note) * counter.margin) + 1 } }
 }

@@ -32,11 +32,11 @@ export function archivePolicy(config: Config): ArchivePolicy {
 }
 
 /**
- * The one line a summary carries about the archive, under its header. Short (about 25
- * tokens): the tool names are the MCP server's and the SDK helpers', and `[ref …]` is how
+ * The one line a summary carries about the archive, under its header. Short (19 tokens,
+ * o200k): the tool names are the MCP server's and the SDK helpers', and `[ref …]` is how
  * placeholders and log lines name an original.
  */
-export const ARCHIVE_NOTE = '_Earlier messages are archived, not lost: search_context(query) finds them and read_context(ref) reads one; [ref …] marks where one was dropped._'
+export const ARCHIVE_NOTE = '_Originals archived: search_context(query) finds them, read_context(ref) reads one._'
 
 /** Whether a compaction of this tenant may archive now: on, and the archive under its quota. */
 export async function archiveGate(db: Kysely<Database> | Transaction<Database>, policy: ArchivePolicy, tenantId: string): Promise<{ open: true } | { open: false; report: ArchiveReport }> {
