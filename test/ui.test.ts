@@ -7,8 +7,11 @@
  * issue 19's defects: the preview labels only messages the output changed, shows what
  * the model receives, counts an uploaded log for its own model; a session page edits its
  * summary (a 409 shown as a conflict) and shows its current /context;
+ * issue 21's archive: a session compacted with a sessionId is searched on its page (the hit's
+ * snippet holds a fact only a dropped output held, the words highlighted), a hit opens the
+ * original (read by lines too), and a `[ref …]` in a checkpoint's summary opens it as well;
  * the key prompt when keys exist; no CSP violation and no script error anywhere.
- * The summary sanitiser's tests are in test/ui/sanitize.test.ts.
+ * The summary sanitiser's tests are in test/ui/sanitize.test.ts, the archive's text helpers' in test/ui/archive-text.test.ts.
  * Screenshots go to docs/img/ (the README shows them) when UPDATE_SCREENSHOTS=1, so a test run
  * does not rewrite tracked files; otherwise they go to the OS temp directory.
  *
@@ -358,6 +361,88 @@ t.test('the dashboard in chromium', { skip: SKIP }, async (t) => {
     await textIn('[data-testid=current-summary]', /ship on Monday/)
     t.match(await page.textContent('[data-testid=summary-version]'), new RegExp(`^v${read.version + 1} `), 'the version written meanwhile, shown')
     t.same(await unlabelled(), [], 'every control has a label')
+  })
+
+  await t.test("the archive: a compacted session's page searches what compaction dropped, and a hit or a [ref …] opens the original", async (t) => {
+    // An agent running tests; one passing run printed a fact that only its (dropped) output holds.
+    const FACT = 'cache keys are derived from the zanzibar mirror region'
+    const outputOf = (i: number) =>
+      i === 4 ? `PASS test/t4.test.ts\n${'  ok - step passes\n'.repeat(30)}  # note: ${FACT}\n${'  ok - cleanup passes\n'.repeat(30)}` : `PASS test/t${i}.test.ts\n${'  ok - step passes\n'.repeat(40)}`
+    const conversation: Record<string, unknown>[] = [{ role: 'system', content: 'You are a coding agent.' }, { role: 'user', content: 'Find why the nightly build fails and fix it.' }]
+    for (let i = 0; i < 10; i++) {
+      conversation.push(
+        { role: 'assistant', content: null, tool_calls: [{ id: `b${i}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: `npm test -- test/t${i}.test.ts` }) } }] },
+        { role: 'tool', tool_call_id: `b${i}`, content: outputOf(i) },
+      )
+    }
+    conversation.push({ role: 'assistant', content: 'Done running.' }, { role: 'user', content: 'Now fix it.' })
+    const compacted = (await ok({ method: 'POST', url: '/compact', payload: { messages: conversation, targetTokens: 1200, keepRecent: 2, sessionId: 'ui-archive' } })).json()
+    t.equal(compacted.archive?.status, 'archived', 'the dropped messages are archived')
+    t.notMatch(compacted.summary.text, /zanzibar/, 'the fact is not in the summary')
+    const ref = /npm test -- test\/t4\.test\.ts \[ref ([0-9a-z]{8})\]/.exec(compacted.summary.text)?.[1]
+    t.ok(ref, `the summary's log line names the output's reference (${ref})`)
+    const factLine = outputOf(4).split('\n').findIndex((l) => l.includes(FACT)) + 1
+
+    await timed(`${base}/ui/#/s/ui-archive`, '[data-testid=archive-search]')
+    // Nothing found: said so.
+    await page.getByLabel('Search the archive').fill('kumquat')
+    await page.getByRole('button', { name: 'Search', exact: true }).click()
+    await textIn('[data-testid=archive-status]', /Nothing in this session's archive matches “kumquat”/)
+    t.pass('an empty result is said so')
+    // Search from the keyboard: the hit is the dropped output, its snippet holds the fact, the words marked.
+    await page.getByLabel('Search the archive').fill('zanzibar mirror')
+    await page.keyboard.press('Enter')
+    await page.waitForSelector('[data-testid=archive-hits] li')
+    const hit = page.locator(`[data-testid=archive-hits] li[data-ref="${ref}"]`)
+    t.equal(await hit.count(), 1, 'the output is a hit')
+    t.match(await hit.locator('.snippet').textContent(), FACT, 'its snippet holds the fact')
+    t.same((await hit.locator('.snippet mark').allTextContents()).map((m) => m.toLowerCase()).sort(), ['mirror', 'zanzibar'], 'the searched words highlighted')
+    t.match(await hit.textContent(), /bash output · ref \w{8}\s*checkpoint 1, message \d+ · score [\d.]+/)
+    t.equal(await page.locator('[data-testid=archive-hits] mark script, [data-testid=archive-hits] .snippet *:not(mark)').count(), 0, 'the snippet is text and marks only')
+    await page.screenshot({ path: new URL('session-archive.png', IMG).pathname })
+
+    // The hit opens the original, shown as messages are.
+    await hit.getByRole('button').click()
+    const viewer = page.locator('[data-testid=archive-viewer]')
+    await page.waitForSelector('[data-testid=archive-message] li')
+    t.match(await viewer.locator('#archive-viewer-title').textContent(), `ref ${ref}`)
+    t.match(await page.textContent('[data-testid=archive-viewer-facts]'), new RegExp(`bash output · checkpoint 1, message \\d+ · ${outputOf(4).split('\n').length} lines · openai`))
+    const original = (await viewer.locator('[data-testid=archive-message] .result').first().textContent())!
+    t.match(original, /PASS test\/t4\.test\.ts/)
+    t.match(original, FACT, 'the whole output')
+    // A few lines of it.
+    await viewer.getByLabel('From line').fill(String(factLine))
+    await viewer.getByLabel('to', { exact: true }).fill(String(factLine + 1))
+    await viewer.getByRole('button', { name: 'Read lines' }).click()
+    await page.waitForSelector('[data-testid=archive-lines]')
+    t.equal(await page.textContent('[data-testid=archive-lines]'), `${factLine}\t  # note: ${FACT}\n${factLine + 1}\t  ok - cleanup passes`, 'the lines asked for, numbered')
+    await page.screenshot({ path: new URL('session-archive-original.png', IMG).pathname })
+    t.same(await unlabelled(), [], 'every control has a label')
+    await page.keyboard.press('Escape')
+    await viewer.waitFor({ state: 'detached' })
+    t.pass('Escape closes the viewer')
+
+    // The [ref …] in the checkpoint's summary opens the same original.
+    await page.locator('[data-testid=checkpoints] details summary').first().click()
+    const link = page.locator('[data-testid=checkpoints] details[open] .markdown').getByRole('button', { name: `ref ${ref}` })
+    await link.waitFor()
+    t.match(await link.evaluate((b) => (b as unknown as { parentElement: { textContent: string } }).parentElement.textContent), new RegExp(`npm test -- test/t4\\.test\\.ts \\[ref ${ref}\\]`), 'the log line keeps its text, the reference a button')
+    await link.focus()
+    await page.keyboard.press('Enter')
+    await page.waitForSelector('[data-testid=archive-message] li')
+    t.match(await viewer.locator('[data-testid=archive-message] .result').first().textContent(), FACT, 'opened from the summary, from the keyboard')
+    await viewer.getByRole('button', { name: 'Close' }).click()
+    await viewer.waitFor({ state: 'detached' })
+
+    // A reference the archive does not hold: said so in the viewer.
+    const missing = compacted.summary.text.includes('[ref zzzzzzzz]') ? 'yyyyyyyy' : 'zzzzzzzz'
+    const read = await summaryOf()
+    await ok({ method: 'PUT', url: '/sessions/ui-edit/summary', payload: { baseVersion: read.version, content: `${read.content.trimEnd()}\n- See the original [ref ${missing}].\n` } })
+    await timed(`${base}/ui/#/s/ui-edit`, '[data-testid=current-summary]')
+    await page.locator('[data-testid=current-summary]').getByRole('button', { name: `ref ${missing}` }).click()
+    await page.waitForSelector('[data-testid=archive-viewer] [role=alert]')
+    t.match(await page.textContent('[data-testid=archive-viewer] [role=alert]'), new RegExp(`Not in the archive: no archived message ${missing}`))
+    await page.keyboard.press('Escape')
   })
 
   await t.test('with keys: the key is asked for once, kept in sessionStorage, never in a URL', async (t) => {

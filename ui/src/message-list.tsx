@@ -1,5 +1,9 @@
-/** A list of messages as an agent's transcript: each tool call with its result beside it, results shown once. */
+/**
+ * A list of messages as an agent's transcript: each tool call with its result beside it,
+ * results shown once. `[ref …]` marks in texts open the archived original (archive-links.tsx).
+ */
 import type { ComponentChildren } from 'preact'
+import { RefText } from './archive-links.tsx'
 import { clip, type Shown, type ToolResult } from './messages.ts'
 
 export interface ListedMessage {
@@ -11,7 +15,15 @@ export interface ListedMessage {
   ref: string
 }
 
-export function MessageList({ items, testid }: { items: ListedMessage[]; testid: string }) {
+/** Characters shown of a message's text, a call's arguments and a result before "…". */
+export interface ClipLimits {
+  text: number
+  args: number
+  result: number
+}
+export const LIST_CLIP: ClipLimits = { text: 2000, args: 300, result: 600 }
+
+export function MessageList({ items, testid, limits = LIST_CLIP }: { items: ListedMessage[]; testid: string; limits?: ClipLimits }) {
   const shown = items
   const results = new Map<string, ToolResult & { ref: string }>()
   for (const m of shown) for (const r of m.shown.results) results.set(r.id, { ...r, ref: m.ref })
@@ -25,17 +37,17 @@ export function MessageList({ items, testid }: { items: ListedMessage[]; testid:
         .map((m) => (
           <li class={`msg role-${m.shown.role}`}>
             <div class="meta">{m.meta}</div>
-            {m.shown.text && <div class="text">{clip(m.shown.text, 2000)}</div>}
+            {m.shown.text && <div class="text"><RefText text={clip(m.shown.text, limits.text)} /></div>}
             {m.shown.calls.map((c) => {
               const r = results.get(c.id)
               return (
                 <div class="call">
                   <div>
-                    → <code>{c.name}</code> <code class="args">{clip(c.args, 300)}</code>
+                    → <code>{c.name}</code> <code class="args">{clip(c.args, limits.args)}</code>
                   </div>
                   {r ? (
                     <div class={`result${r.isError ? ' bad' : ''}`}>
-                      ← result ({r.ref}): <span>{clip(r.text, 600)}</span>
+                      ← result ({r.ref}): <span><RefText text={clip(r.text, limits.result)} /></span>
                     </div>
                   ) : (
                     <div class="result muted">← no result in this list</div>
@@ -47,7 +59,7 @@ export function MessageList({ items, testid }: { items: ListedMessage[]; testid:
               .filter((r) => !paired.has(r.id))
               .map((r) => (
                 <div class="result">
-                  ← result of {r.id}: {clip(r.text, 600)}
+                  ← result of {r.id}: <RefText text={clip(r.text, limits.result)} />
                 </div>
               ))}
           </li>

@@ -1,7 +1,11 @@
-/** One session: token timeline, current summary (editable) and continuation, the context the model gets now, versions with diffs, checkpoints, the recent window. */
+/**
+ * One session: token timeline, current summary (editable) and continuation, a search of its archive, the context the
+ * model gets now, versions with diffs, checkpoints, the recent window. Every `[ref …]` on it opens the archived original.
+ */
 import { diffLines } from 'diff'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { allPages, api, ApiError, enc, fmtInt, fmtTime } from './api.ts'
+import { ArchiveScope, ArchiveSearchSection } from './archive.tsx'
 import { TokenChart, type Checkpoint } from './chart.tsx'
 import { CurrentContext } from './context-view.tsx'
 import { Markdown } from './markdown.tsx'
@@ -113,68 +117,71 @@ export function SessionPage({ id }: { id: string }) {
   const { session, stats, checkpoints, versions, summary, continuation, window } = data
   const versionPoints = [...versions].reverse()
   return (
-    <article aria-labelledby="session-title" data-testid="session-page" data-ready="true">
-      <p>
-        <a href="#/">← Sessions</a>
-      </p>
-      <h1 id="session-title">{id}</h1>
-      <dl class="facts">
-        {session && (
-          <>
-            <dt>Model</dt>
-            <dd>{session.settings.model ?? 'default'}</dd>
-            <dt>Messages</dt>
-            <dd>{fmtInt(session.messageCount)}</dd>
-            <dt>Window</dt>
-            <dd>
-              {fmtInt(session.windowMessages)}/{fmtInt(session.settings.windowMessages)} messages · {fmtInt(session.windowTokens)}/{fmtInt(session.settings.windowTokens)} tokens
-            </dd>
-            <dt>Awaiting summary</dt>
-            <dd>{fmtInt(session.evictedAwaitingSummary)}</dd>
-            <dt>Summary mode</dt>
-            <dd>
-              {session.settings.mode} · budget {fmtInt(session.settings.summaryBudget)} · {session.update ? `update ${session.update.status}` : 'no update queued'}
-            </dd>
-          </>
-        )}
-        {stats && (
-          <>
-            <dt>Checkpoints</dt>
-            <dd>{fmtInt(stats.checkpoints)}</dd>
-            <dt>Tokens saved</dt>
-            <dd>
-              {fmtInt(stats.tokensSaved)} (average ratio {stats.averageCompressionRatio}, cost ${stats.totalSummaryCostUsd.toFixed(4)})
-            </dd>
-          </>
-        )}
-      </dl>
-
-      <section aria-labelledby="timeline-title">
-        <h2 id="timeline-title">Token timeline</h2>
-        {checkpoints.length || versions.length ? (
-          <TokenChart checkpoints={checkpoints} versions={versionPoints} summaryBudget={session?.settings.summaryBudget ?? null} />
-        ) : (
-          <p class="muted">No compactions or summary versions yet.</p>
-        )}
-      </section>
-
-      {(session || summary) && (
-        <SummarySection base={base} summary={summary} onSaved={reload}>
-          {summary && (
-            <div class="two">
-              <Markdown text={summary.text} testid="current-summary" />
-              {continuation && <ContinuationView c={continuation} />}
-            </div>
+    <ArchiveScope key={base} base={base}>
+      <article aria-labelledby="session-title" data-testid="session-page" data-ready="true">
+        <p>
+          <a href="#/">← Sessions</a>
+        </p>
+        <h1 id="session-title">{id}</h1>
+        <dl class="facts">
+          {session && (
+            <>
+              <dt>Model</dt>
+              <dd>{session.settings.model ?? 'default'}</dd>
+              <dt>Messages</dt>
+              <dd>{fmtInt(session.messageCount)}</dd>
+              <dt>Window</dt>
+              <dd>
+                {fmtInt(session.windowMessages)}/{fmtInt(session.settings.windowMessages)} messages · {fmtInt(session.windowTokens)}/{fmtInt(session.settings.windowTokens)} tokens
+              </dd>
+              <dt>Awaiting summary</dt>
+              <dd>{fmtInt(session.evictedAwaitingSummary)}</dd>
+              <dt>Summary mode</dt>
+              <dd>
+                {session.settings.mode} · budget {fmtInt(session.settings.summaryBudget)} · {session.update ? `update ${session.update.status}` : 'no update queued'}
+              </dd>
+            </>
           )}
-        </SummarySection>
-      )}
+          {stats && (
+            <>
+              <dt>Checkpoints</dt>
+              <dd>{fmtInt(stats.checkpoints)}</dd>
+              <dt>Tokens saved</dt>
+              <dd>
+                {fmtInt(stats.tokensSaved)} (average ratio {stats.averageCompressionRatio}, cost ${stats.totalSummaryCostUsd.toFixed(4)})
+              </dd>
+            </>
+          )}
+        </dl>
 
-      {session && <CurrentContext base={base} generation={generation} />}
-      {/* Keyed by the newest version: a version saved here opens its own diff. */}
-      {versions.length > 0 && <Versions key={versions[0]!.version} base={base} versions={versions} />}
-      {checkpoints.length > 0 && <Checkpoints checkpoints={checkpoints} />}
-      {session && <RecentWindow messages={window} />}
-    </article>
+        <section aria-labelledby="timeline-title">
+          <h2 id="timeline-title">Token timeline</h2>
+          {checkpoints.length || versions.length ? (
+            <TokenChart checkpoints={checkpoints} versions={versionPoints} summaryBudget={session?.settings.summaryBudget ?? null} />
+          ) : (
+            <p class="muted">No compactions or summary versions yet.</p>
+          )}
+        </section>
+
+        {(session || summary) && (
+          <SummarySection base={base} summary={summary} onSaved={reload}>
+            {summary && (
+              <div class="two">
+                <Markdown text={summary.text} testid="current-summary" />
+                {continuation && <ContinuationView c={continuation} />}
+              </div>
+            )}
+          </SummarySection>
+        )}
+
+        <ArchiveSearchSection base={base} />
+        {session && <CurrentContext base={base} generation={generation} />}
+        {/* Keyed by the newest version: a version saved here opens its own diff. */}
+        {versions.length > 0 && <Versions key={versions[0]!.version} base={base} versions={versions} />}
+        {checkpoints.length > 0 && <Checkpoints checkpoints={checkpoints} />}
+        {session && <RecentWindow messages={window} />}
+      </article>
+    </ArchiveScope>
   )
 }
 
