@@ -78,6 +78,11 @@ async function compactions(ctx: ChainContext): Promise<void> {
   ctx.fake.enqueue(...Array.from({ length: 3 }, () => ({ kind: 'rate-limit' as const, retryAfterMs: 10 })))
   await step(ctx, API, 'compact-llm-fallback', 200, 'POST', '/compact', llm)
 
+  // The archive of what the first compaction dropped: searched in the agent's words, read back by grep.
+  const found = await step(ctx, API, 'archive-search', 200, 'GET', `${SESSION}/search?q=${encodeURIComponent('what is the default pool size')}&limit=1`)
+  const ref = (JSON.parse(found.text) as { hits: { ref: string }[] }).hits[0]?.ref ?? 'missing0'
+  await step(ctx, API, 'archive-read-grep', 200, 'GET', `${SESSION}/archive/${ref}?grep=POOL_SIZE`)
+
   // A third compaction: with COMPACTION_MAX_CHECKPOINTS 2, checkpoints 1 and 2 are folded into 2.
   await ctx.send('POST', '/compact', { ...compactRequest(), sessionId: 'agent-run-42' })
   const page1 = await step(ctx, API, 'checkpoints-page', 200, 'GET', `${SESSION}/checkpoints?limit=1`)

@@ -69,7 +69,7 @@ export async function summariseRange(plan: Plan, state: SummaryState, s: Summari
       ...(previous?.kind === 'earlier-summary' ? { previousSummary: { round: previous.summary.round ?? 1, text: previous.summary.text, index: planner.messages[previous.position]!.index } } : {}),
       originalTask: headInstruction?.kind === 'instruction' ? headInstruction.text : '',
       round: s.round,
-      budgetTokens: plan.summaryReserve - planner.summaryOverhead - noteTokens(options, counter),
+      budgetTokens: plan.summaryReserve - planner.summaryOverhead,
       counter,
       preserveErrorDetails: options.preserveErrorDetails,
       instructions: options.instructions,
@@ -99,12 +99,11 @@ export async function summariseRange(plan: Plan, state: SummaryState, s: Summari
   return reflowed
 }
 
-/** Tokens the archive note takes (with its line break), reserved out of the summarizer's budget. */
-function noteTokens(options: CompactOptions, counter: Planner['counter']): number {
-  return options.references ? Math.ceil(counter.text(options.references.note) * counter.margin) + 2 : 0
-}
-
-/** The summary with the archive note as its second line, under the round header, where it is read first. */
+/**
+ * The summary with the archive note as its second line, under the round header, where it
+ * is read first. Added after the summarizer (whose budget stays as it was: the note is not
+ * its to write); the plan is then made again around the summary's real size, note included.
+ */
 export function withArchiveNote(text: string, note: string): string {
   if (text.includes(note)) return text
   const nl = text.indexOf('\n')
