@@ -110,7 +110,7 @@ export async function searchArchive(
       ref: r.ref,
       role: r.role,
       toolName: r.tool_name,
-      snippet: fitSnippet(snippets.get(k + 1) ?? '', bodies[k]!),
+      snippet: fitSnippet(snippets.get(k + 1) ?? '', bodies[k]!, kept.map((t) => t.word)),
       score: Math.round(Number(r.score) * 1000) / 1000,
       checkpointNum: r.checkpoint_num,
       position: r.position,
@@ -127,16 +127,33 @@ function chunkOfEncrypted(r: { raw: string; format: string; chunk: number }, key
 
 /**
  * The headline within 300–800 characters: a short one is widened with the text around it
- * in the chunk (a hit in a short message is the message), a long one clipped.
+ * in the chunk (a hit in a short message is the message), a long one clipped. When the
+ * headline holds none of the words (a word matched only as a part of an identifier, which
+ * ts_headline, reading the unexpanded text, does not see), the window is centred on the
+ * first of the words, rarest first, found in the text.
  */
-export function fitSnippet(headline: string, body: string): string {
+export function fitSnippet(headline: string, body: string, words: readonly string[] = []): string {
   let s = headline.replace(/\s+/g, ' ').trim()
   const flat = body.replace(/\s+/g, ' ').trim()
-  if (s.length < SNIPPET_MIN_CHARS && flat.length > s.length) {
+  const lower = flat.toLowerCase()
+  const holds = (text: string) => words.length === 0 || words.some((w) => text.toLowerCase().includes(w))
+  let centre: number | undefined
+  if (!holds(s)) {
+    for (const w of words) {
+      const at = lower.indexOf(w)
+      if (at >= 0) {
+        centre = at + w.length / 2
+        break
+      }
+    }
+  }
+  if (centre === undefined && s.length < SNIPPET_MIN_CHARS && flat.length > s.length) {
     // Centre a wider window on the headline's first fragment (located in the flattened text).
     const probe = s.split(' … ')[0]!.slice(0, 60)
     const at = probe ? flat.indexOf(probe) : -1
-    const centre = at >= 0 ? at + probe.length / 2 : 0
+    centre = at >= 0 ? at + probe.length / 2 : 0
+  }
+  if (centre !== undefined) {
     const half = Math.floor(SNIPPET_MIN_CHARS * 0.75)
     const from = Math.max(0, Math.min(Math.floor(centre - half), flat.length - 2 * half))
     s = flat.slice(from, from + 2 * half)
