@@ -1,7 +1,8 @@
 /**
  * The `compactd` command's dispatcher: estimate, compact and import against a server or
- * in-process, and the Claude Code hooks. Every failure is one line on stderr and a
- * non-zero exit: 1 for bad input or a refused request, 2 for a usage mistake.
+ * in-process, the Claude Code hooks, and the MCP server of the recall tools. Every failure
+ * is one line on stderr and a non-zero exit: 1 for bad input or a refused request, 2 for a
+ * usage mistake.
  */
 import { createRequire } from 'node:module'
 import { CliError, UsageError } from './args.ts'
@@ -16,6 +17,7 @@ Usage:
   compactd import FILE|DIR [--format F] [--source S] [--scope all|current] [--out PATH] [--messages]
   compactd hook pre-compact [--target N] [--model M]     (Claude Code PreCompact: JSON on stdin)
   compactd hook session-start                            (Claude Code SessionStart: JSON on stdin)
+  compactd mcp [--session ID]                            (MCP server on stdio: search_context, read_context, context_status)
 
 FILE is a path, or - for stdin. It holds messages (a JSON array, or {messages, system?}),
 or an agent's session log, imported first: Claude Code (.jsonl), Codex CLI rollout (.jsonl),
@@ -29,10 +31,13 @@ Options:
   --local           run in-process even when COMPACTD_URL is set
   --out PATH        write the result there instead of stdout (import DIR: a directory)
   --messages        print only the messages (and Anthropic's system), not the whole result
+  --session ID      compact: store the result as a checkpoint of session ID (needs a service);
+                    mcp: the session the tools read when a call names none (default: COMPACTD_SESSION)
 
 Environment:
-  COMPACTD_URL      the service URL (hooks default to http://127.0.0.1:3000)
+  COMPACTD_URL      the service URL (hooks and mcp default to http://127.0.0.1:3000)
   COMPACTD_API_KEY  sent as Authorization: Bearer <key>
+  COMPACTD_SESSION  mcp: the session id (else CLAUDE_CODE_SESSION_ID, which Claude Code sets)
   Settings of the in-process engine are the service's (DEFAULT_MODEL, COMPACTION_*; .env.example).
 
 Exit status: 0 done, 1 bad input or a failed request (one line on stderr), 2 usage mistake.
@@ -76,8 +81,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return await (await import('./commands.ts')).importCommand(rest, io)
       case 'hook':
         return await (await import('./hooks.ts')).hookCommand(rest, io)
+      case 'mcp':
+        return await (await import('../mcp.ts')).mcpCommand(rest, io, version())
       default:
-        throw new UsageError(`unknown command ${JSON.stringify(command)}; expected estimate, compact, import or hook`)
+        throw new UsageError(`unknown command ${JSON.stringify(command)}; expected estimate, compact, import, hook or mcp`)
     }
   } catch (err) {
     return await fail(err, io)
