@@ -14,9 +14,12 @@
  * The examples are type-checked as well. The page's other examples are
  * test/docs-examples.test.ts's; the markers of both are described in test/helpers/doc-blocks.ts.
  *
- * For the loops the fake model asks for 24 files, one per step, then answers. Its context
- * window is set below what the whole history needs, so a loop that did not compact
- * would fail on a 400; every prompt it received keeps each tool call with its result.
+ * For the loops the fake model asks for 24 files, one per step, then recalls what the
+ * compactions dropped (search_context, then read_context on the ref the search gave)
+ * and answers with the line it read. Its context window is set below what the whole
+ * history needs, so a loop that did not compact would fail on a 400; every prompt it
+ * received keeps each tool call with its result; the line it answers with was in the
+ * output of src/cart/part2.ts and in no prompt when it searched.
  */
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -31,9 +34,13 @@ import { createSandbox, missingPrograms, run, scriptFile, type Sandbox } from '.
 const DOC = 'docs/integrations.md'
 const UPDATE = process.env.UPDATE_DOCS === '1'
 
-/** The fake model's script for the loops: a file per step, then the answer. */
+/** The fake model's script for the loops: a file per step, a search and a read of the archive, then the answer. */
 const FILES = Array.from({ length: 24 }, (_, i) => `src/cart/part${i}.ts`)
-const ANSWER = 'The total skips the last line item: the loop in src/cart/part23.ts stops one short.'
+/** The line of src/cart/part2.ts (the examples' readFile) that holds the bug. */
+const BUG = 'export const total = (cart: Cart) => sum(cart.items.slice(0, -1)) // every item but the last'
+const ANSWER = `The total skips the last line item: src/cart/part2.ts, line 61: ${BUG}`
+/** Model calls of a loop: the files, search_context, read_context and the answer. */
+const STEPS = FILES.length + 3
 /** Fake tokens (characters / 4) the fake model accepts in one prompt: the loops' whole history needs about 35,000. */
 const CONTEXT_WINDOW = 20_000
 
@@ -84,7 +91,23 @@ async function runExample(t: Tap.Test, name: string): Promise<string> {
 
 function scriptTheModel(): void {
   fake.reset()
-  fake.enqueue(...FILES.map((file, i) => ({ kind: 'ok' as const, toolCalls: [{ id: `call_${i}`, name: 'read_file', input: { path: file } }] })), { kind: 'ok', content: ANSWER })
+  fake.enqueue(
+    ...FILES.map((file, i) => ({ kind: 'ok' as const, toolCalls: [{ id: `call_${i}`, name: 'read_file', input: { path: file } }] })),
+    { kind: 'ok', toolCalls: [{ id: 'recall_search', name: 'search_context', input: { query: 'where the cart total is computed' } }] },
+    {
+      kind: 'ok',
+      // The first file output among the hits, read where it says "total".
+      toolCalls: ({ lastMessage }) => [{ id: 'recall_read', name: 'read_context', input: { ref: /^\[ref (\w{8})\] read_file result/m.exec(lastMessage)?.[1] ?? 'none', grep: 'total' } }],
+    },
+    {
+      kind: 'ok',
+      content: ({ lastMessage }) => {
+        const line = /^(\d+)\t(export const total.*)$/m.exec(lastMessage)
+        const file = /\/\/ (src\/cart\/part\d+\.ts)/.exec(lastMessage)
+        return line && file ? `The total skips the last line item: ${file[1]}, line ${line[1]}: ${line[2]}` : `Not found in: ${lastMessage.slice(0, 300)}`
+      },
+    },
+  )
 }
 
 /** Tool calls of a request body (OpenAI or Anthropic) that are not answered by the next message, and results without a call before them. */
@@ -116,7 +139,7 @@ function separatedToolCalls(r: RecordedRequest): string[] {
 /** What a loop must show on the fake provider's side. */
 function checkLoop(t: Tap.Test, output: string): void {
   const generations = fake.requests.filter((r) => r.route === 'chat.completions' || r.route === 'messages')
-  t.equal(generations.length, FILES.length + 1, 'one model call per step')
+  t.equal(generations.length, STEPS, 'one model call per step')
   t.same(
     generations.filter((r) => r.status !== 200).map((r) => r.status),
     [],
@@ -136,12 +159,23 @@ function checkLoop(t: Tap.Test, output: string): void {
       for (const b of Array.isArray(m.content) ? m.content : []) if (b?.type === 'tool_result') keep(b.tool_use_id, b.content)
     }
   }
+  const recalled = { search: results.get('recall_search'), read: results.get('recall_read') }
+  results.delete('recall_search')
+  results.delete('recall_read')
   t.equal(results.size, FILES.length, 'every file read reached the model')
   const uncompacted = [...results.values()].reduce((n, text) => n + countTokens(String(text)), 0)
   t.ok(uncompacted > CONTEXT_WINDOW, `the uncompacted history (${uncompacted} tokens of file reads alone) is over the window`)
   for (const [i, r] of generations.entries()) t.same(separatedToolCalls(r), [], `model call ${i + 1}: every tool call is next to its result`)
   t.match(output, /round 2\)/, 'compacted at least twice, the second folding the first summary in')
-  t.ok(output.trimEnd().endsWith(`${FILES.length + 1} steps: ${ANSWER}`), 'the loop finished with the answer')
+
+  // The recall: the bug's line reached the model with src/cart/part2.ts, was gone when it searched, and came back.
+  const holds = (i: number) => JSON.stringify(generations[i]!.body.messages).includes(BUG)
+  t.ok(holds(FILES.indexOf('src/cart/part2.ts') + 1), 'the line reached the model in the output of src/cart/part2.ts')
+  t.notOk(holds(FILES.length), 'the prompt the model searched from no longer held it: a compaction dropped it')
+  t.match(recalled.search, /^\d+ archived messages? match(es)? "where the cart total is computed", best first; read_context\(ref\) reads one:\n\[ref \w{8}\] /, 'search_context: the hits')
+  t.match(recalled.read, new RegExp(`^\\[ref \\w{8}\\] read_file result \\(checkpoint 1\\), 61 lines; 1 matching "total":\\n59\\t.*\\n60\\t.*\\n61\\t`), 'read_context: the numbered lines around it')
+  t.ok(recalled.read?.includes(`61\t${BUG}`), 'with the line itself')
+  t.ok(output.trimEnd().endsWith(`${STEPS} steps: ${ANSWER}`), 'the loop finished with the answer read back from the archive')
 }
 
 t.test('the page has the examples and outputs the test expects', async (t) => {

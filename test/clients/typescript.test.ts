@@ -78,7 +78,7 @@ t.test('the package builds, and resolves by its name to ESM with types (package.
   fs.copyFileSync(path.join(packageDir, 'package.json'), path.join(installed, 'package.json'))
   const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(packageDir, 'tsconfig.json'), '--outDir', path.join(installed, 'dist')], { encoding: 'utf8' })
   t.equal(tsc.status, 0, `tsc builds the package: ${tsc.stdout}${tsc.stderr}`)
-  for (const dep of ['openapi-fetch', 'ai', '@ai-sdk', '@standard-schema', '@opentelemetry', '@vercel', 'typescript', '@types']) {
+  for (const dep of ['openapi-fetch', 'ai', 'zod', '@ai-sdk', '@standard-schema', '@opentelemetry', '@vercel', 'typescript', '@types']) {
     if (fs.existsSync(path.join(root, 'node_modules', dep))) fs.symlinkSync(path.join(root, 'node_modules', dep), path.join(dir, 'node_modules', dep))
   }
   for (const [entry, target] of Object.entries<{ types: string; import: string }>(pkg.exports)) {
@@ -93,24 +93,34 @@ t.test('the package builds, and resolves by its name to ESM with types (package.
   )
   const run = spawnSync(process.execPath, [path.join(dir, 'consumer.mjs')], { cwd: dir, encoding: 'utf8' })
   t.equal(run.status, 0, run.stderr)
-  t.same(JSON.parse(run.stdout), [['CompactdError', 'createCompactdClient', 'retryAfterMs', 'unwrap'], ['compactdPrepareStep']])
+  t.same(JSON.parse(run.stdout), [
+    ['CompactdError', 'createCompactdClient', 'recallToolsAnthropic', 'recallToolsOpenAI', 'retryAfterMs', 'unwrap'],
+    ['compactdPrepareStep', 'recallTools'],
+  ])
 
   // TypeScript finds the types through the same exports: a consumer type-checks, and a wrong body does not.
   fs.writeFileSync(
     path.join(dir, 'consumer.ts'),
     [
       `import { createCompactdClient, unwrap, type Schemas } from '@compactd/client'`,
-      `import { compactdPrepareStep } from '@compactd/client/ai-sdk'`,
+      `import { compactdPrepareStep, recallTools } from '@compactd/client/ai-sdk'`,
       `const compactd = createCompactdClient({ baseUrl: 'http://127.0.0.1:3000' })`,
       `export async function f(): Promise<Schemas['EstimateResponse']> {`,
       `  const estimate = await unwrap(compactd.POST('/estimate', { body: { model: 'gpt-4o', messages: [] } }))`,
       `  const n: number = estimate.totalTokens`,
       `  void n`,
       `  void compactdPrepareStep({ client: compactd, model: 'gpt-4o' })`,
+      `  void recallTools('s', { client: compactd }).search_context`,
+      `  const hits: Schemas['ArchiveHit'][] = (await compactd.search('s', 'the failing test', { limit: 2 })).hits`,
+      `  const read: string | undefined = (await compactd.read('s', hits[0]!.ref, { lines: '1-20' })).text`,
+      `  const answer: string | undefined = await compactd.answerRecall('s', 'search_context', { query: 'x' })`,
+      `  void read, answer`,
       `  return estimate`,
       `}`,
       `// @ts-expect-error: targetTokens is a number`,
       `void compactd.POST('/compact', { body: { messages: [], targetTokens: 'many' } })`,
+      `// @ts-expect-error: lines is a string such as "120-180"`,
+      `void compactd.read('s', 'abcdefgh', { lines: [1, 2] })`,
       `// @ts-expect-error: the path parameter is required`,
       `void compactd.GET('/sessions/{id}', {})`,
       '',
@@ -150,6 +160,11 @@ t.test('every route, through the client, against a listening compactd', async (t
   t.equal(checkpoint.checkpointNum, 1)
   const stats = await unwrap(compactd.GET('/sessions/{id}/stats', { params: { path: { id: 'ts-client' } } }))
   t.equal(stats.checkpoints, 1)
+  // What the compaction dropped is archived (test/clients/typescript/recall.test.ts has the rest).
+  const { hits } = await compactd.search('ts-client', 'the scheduler reads each card', { limit: 2 })
+  t.ok(hits.length > 0, 'GET /sessions/{id}/search')
+  const archived = await unwrap(compactd.GET('/sessions/{id}/archive/{ref}', { params: { path: { id: 'ts-client', ref: hits[0]!.ref }, query: { lines: '1' } } }))
+  t.equal(archived.ref, hits[0]!.ref, 'GET /sessions/{id}/archive/{ref}')
 
   const created = await compactd.PUT('/sessions/{id}', { params: { path: { id: 'agent-1' } }, body: { windowMessages: 6, batchSize: 1, system: 'You are a coding agent.' } })
   t.equal(created.response.status, 201)

@@ -277,6 +277,46 @@ t.test('ok with toolCalls: tool calls in both SDKs, streamed or not', async (t) 
   );
 });
 
+t.test('a scripted model: content and toolCalls as functions of the request they answer', async (t) => {
+  // Call a tool with what the last tool result named, then answer with what the next one said.
+  const seen: string[] = [];
+  fake.enqueue(
+    { kind: 'ok', toolCalls: [{ id: 'c1', name: 'search', input: { q: 'pool' } }] },
+    {
+      kind: 'ok',
+      toolCalls: (turn) => {
+        seen.push(`${turn.api}: ${turn.lastMessage}`);
+        return [{ id: 'c2', name: 'read', input: { ref: /ref (\w+)/.exec(turn.lastMessage)?.[1] } }];
+      },
+    },
+    { kind: 'ok', content: (turn) => `Read: ${turn.lastMessage} (${turn.pieces.filter((p) => p.role === 'tool').length} tool results)` },
+  );
+  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'go' }];
+  const first = (await openai.chat.completions.create({ model: 'm', messages })).choices[0].message;
+  messages.push(first, { role: 'tool', tool_call_id: 'c1', content: 'found [ref abc123]' });
+  const second = (await openai.chat.completions.create({ model: 'm', messages })).choices[0].message;
+  t.same(second.tool_calls?.map((c) => (c.type === 'function' ? JSON.parse(c.function.arguments) : c)), [{ ref: 'abc123' }]);
+  messages.push(second, { role: 'tool', tool_call_id: 'c2', content: 'close() runs twice' });
+  const third = await openai.chat.completions.create({ model: 'm', messages, stream: true });
+  let text = '';
+  for await (const chunk of third) text += chunk.choices[0]?.delta.content ?? '';
+  t.equal(text, 'Read: close() runs twice (2 tool results)', 'streamed too');
+  t.same(seen, ['openai: found [ref abc123]']);
+
+  // Anthropic: the last message is the user turn holding the tool_result blocks.
+  fake.enqueue({ kind: 'ok', content: (turn) => `${turn.api} saw: ${turn.lastMessage}` });
+  const reply = await anthropic.messages.create({
+    model: 'claude-fake',
+    max_tokens: 1024,
+    messages: [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'search', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'three hits' }] },
+    ],
+  });
+  t.same(reply.content, [{ type: 'text', text: 'anthropic saw: three hits', citations: null }]);
+});
+
 t.test('programmable content, queue order and default', async (t) => {
   fake.enqueue({ kind: 'ok', content: 'first' }, { kind: 'ok', content: 'second' });
   t.equal(fake.queued, 2);

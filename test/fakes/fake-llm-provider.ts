@@ -39,6 +39,11 @@
  * custom content or delay, 429, 5xx, hanging forever, malformed JSON, JSON of the
  * wrong shape, a non-JSON body (an HTML error page), a response or stream cut off
  * halfway, empty content, dropped connection, or any HTTP error.
+ *
+ * A scripted model: a queue of `ok` behaviours, one per model call, with tool calls or
+ * content. Either may be a function of the request it answers (`FakeTurn`: the body, the
+ * prompt's pieces, the last message's text), so the model can act on what its tools
+ * returned: call a tool with an id a result named, answer with a line it read.
  */
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -78,13 +83,25 @@ interface BehaviourTarget {
  * Answer normally. `content` overrides the generated summary; `delayMs` waits first.
  * `toolCalls` answers with tool calls (OpenAI `tool_calls` with finish_reason
  * 'tool_calls'; Anthropic `tool_use` blocks with stop_reason 'tool_use'), streamed or
- * not, after `content` when given (no text when not).
+ * not, after `content` when given (no text when not). Each may be a function of the
+ * request (`FakeTurn`), called when the request arrives.
  */
 export interface OkBehaviour extends BehaviourTarget {
   kind: 'ok';
-  content?: string;
+  content?: string | ((turn: FakeTurn) => string);
   delayMs?: number;
-  toolCalls?: FakeToolCall[];
+  toolCalls?: FakeToolCall[] | ((turn: FakeTurn) => FakeToolCall[]);
+}
+
+/** The request a scripted `content` or `toolCalls` function answers. */
+export interface FakeTurn {
+  api: FakeApi;
+  /** The parsed request body. */
+  body: Record<string, any>;
+  /** The prompt's texts in order, tagged with their roles (tool definitions last, as 'tools'). */
+  pieces: PromptPiece[];
+  /** The text of the last message: in a tool loop, the tool results just sent (Anthropic's `tool_result` blocks included). */
+  lastMessage: string;
 }
 
 /** A tool call the fake answers with; `id` defaults to `call_<request>_<index>` (OpenAI) or `toolu_<request>_<index>` (Anthropic). */
@@ -923,12 +940,19 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     }
 
     // Generation: content, then max_tokens truncation.
-    const toolCalls = behaviour.kind === 'ok' ? (behaviour.toolCalls ?? []) : [];
+    const turn = (): FakeTurn => {
+      const last: string[] = [];
+      contentText(Array.isArray(body.messages) ? body.messages.at(-1)?.content : undefined, last);
+      return { api, body, pieces, lastMessage: last.join('\n') };
+    };
+    const scripted = behaviour.kind === 'ok' ? behaviour : undefined;
+    const toolCalls = typeof scripted?.toolCalls === 'function' ? scripted.toolCalls(turn()) : (scripted?.toolCalls ?? []);
+    const scriptedContent = typeof scripted?.content === 'function' ? scripted.content(turn()) : scripted?.content;
     let content =
       behaviour.kind === 'empty'
         ? ''
-        : behaviour.kind === 'ok' && behaviour.content !== undefined
-          ? behaviour.content
+        : scriptedContent !== undefined
+          ? scriptedContent
           : toolCalls.length > 0
             ? ''
             : buildFakeSummary(pieces);

@@ -7,20 +7,20 @@ spec's routes and parameters), so a method cannot drift from the spec unnoticed.
 
 from __future__ import annotations
 
-import email.utils
 import json
 import random
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, TypeVar, cast
+from typing import Any, Callable, Dict, Mapping, Optional, TypeVar, Union, cast
 
 from ._schema import (
     OPERATIONS,
     AppendMessagesRequestInput,
     AppendMessagesResponse,
+    ArchivedMessage,
+    ArchiveSearch,
     Checkpoint,
     CheckpointPage,
     CompactRequestInput,
@@ -28,7 +28,6 @@ from ._schema import (
     DisplayRequestInput,
     DisplayResponse,
     FormatsResponse,
-    ErrorIssuesItem,
     EstimateRequestInput,
     EstimateResponse,
     HealthzResponse,
@@ -50,6 +49,19 @@ from ._schema import (
     SummaryVersion,
     SummaryVersionPage,
 )
+from ._transport import (
+    ApiResponse,
+    CompactdError,
+    RetryInfo,
+    RetryPolicy,
+    _error_body,
+    _headers,
+    _may_retry,
+    _parse,
+    _query_value,
+    retry_after_seconds,
+)
+from .recall import format_read, format_search, is_recall_tool, read_query, recall_input
 
 __all__ = ["ApiResponse", "Client", "CompactdError", "RetryInfo", "RetryPolicy", "retry_after_seconds"]
 
@@ -66,82 +78,6 @@ def route(key: str) -> Callable[[F], F]:
         return fn
 
     return mark
-
-
-class CompactdError(Exception):
-    """A 4xx/5xx answer of compactd, with the API's error code, message and issues."""
-
-    def __init__(self, status: int, body: Mapping[str, Any], headers: Mapping[str, str]) -> None:
-        self.status: int = status
-        #: The stable error code, e.g. ``validation_error``, ``budget_unreachable``, ``rate_limited``.
-        self.error: str = str(body.get("error") or f"http_{status}")
-        self.message: str = str(body.get("message") or f"HTTP {status}")
-        #: For validation errors: each offending field's path and what is wrong with it.
-        self.issues: List[ErrorIssuesItem] = list(body.get("issues") or [])
-        #: The request id (``x-request-id``), for support.
-        self.request_id: Optional[str] = body.get("requestId") or headers.get("x-request-id")
-        #: Retry-After in seconds, when the server sent one (429, 503).
-        self.retry_after: Optional[float] = retry_after_seconds(headers.get("retry-after"))
-        #: The whole body: routes add fields, e.g. ``minimumTokens`` on a 422 ``budget_unreachable``.
-        self.body: Dict[str, Any] = dict(body)
-        self.headers: Dict[str, str] = dict(headers)
-        super().__init__(f"{status} {self.error}: {self.message}")
-
-
-@dataclass(frozen=True)
-class RetryInfo:
-    """One retry about to happen."""
-
-    attempt: int  # 1 for the first retry
-    status: int  # 429 or 503
-    delay: float  # seconds the client waits
-    retry_after: Optional[float]  # the server's Retry-After, when it sent one
-    method: str
-    url: str
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Retries on 429 and 503. The server's Retry-After is waited in full; without one,
-    exponential backoff with jitter. A Retry-After over ``max_delay`` is not waited for:
-    the error is raised at once."""
-
-    retries: int = 3
-    base_delay: float = 0.25
-    max_delay: float = 30.0
-    on_retry: Optional[Callable[[RetryInfo], None]] = None
-
-
-NO_RETRY = RetryPolicy(retries=0)
-
-
-@dataclass(frozen=True)
-class ApiResponse:
-    """A successful answer: status, headers (lower-case names) and the parsed body."""
-
-    status: int
-    headers: Dict[str, str] = field(default_factory=dict)
-    data: Any = None
-
-
-def retry_after_seconds(value: Optional[str], now: Optional[float] = None) -> Optional[float]:
-    """Retry-After in seconds: delay-seconds or an HTTP date (RFC 9110 10.2.3); None when
-    absent or unreadable."""
-    if value is None:
-        return None
-    text = value.strip()
-    try:
-        seconds = float(text)
-        return seconds if seconds >= 0 else None
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 class Client:
@@ -309,6 +245,51 @@ class Client:
     def get_continuation(self, session_id: str) -> SessionContinuation:
         return cast(SessionContinuation, self._call("GET /sessions/{id}/continuation", path={"id": session_id}).data)
 
+    # -- the archive: what compaction dropped, and the recall tools -----------------
+
+    @route("GET /sessions/{id}/search")
+    def search(self, session_id: str, q: str, *, limit: Optional[int] = None) -> ArchiveSearch:
+        """The archived messages of the session that match ``q``, best first: ref, tool, snippet."""
+        return cast(ArchiveSearch, self._call("GET /sessions/{id}/search", path={"id": session_id}, query={"q": q, "limit": limit}).data)
+
+    @route("GET /sessions/{id}/archive/{ref}")
+    def read(
+        self,
+        session_id: str,
+        ref: str,
+        *,
+        format: Optional[str] = None,
+        lines: Optional[str] = None,
+        grep: Optional[str] = None,
+        context: Optional[int] = None,
+    ) -> ArchivedMessage:
+        """One archived message: whole (``messages``, in ``format``), or the numbered lines
+        ``lines="120-180"`` or ``grep=`` select (``text``)."""
+        query = {"format": format, "lines": lines, "grep": grep, "context": context}
+        return cast(ArchivedMessage, self._call("GET /sessions/{id}/archive/{ref}", path={"id": session_id, "ref": ref}, query=query).data)
+
+    def answer_recall(self, session_id: str, name: str, args: Union[str, Mapping[str, Any], None], *, max_chars: int = 20_000) -> Optional[str]:
+        """The text of a recall tool's result (``recall_tools_openai()``,
+        ``recall_tools_anthropic()``): the hits of ``search_context``, or what
+        ``read_context`` reads. ``args`` is the call's arguments, an object or OpenAI's JSON
+        string. None when ``name`` is not a recall tool, so a loop hands every other call to
+        its own tools. A mistake of the model's (no query, an unknown ref, a line past the
+        end) is answered as text it can act on; other failures raise. A whole message
+        longer than ``max_chars`` is cut at a line, saying which lines to read next."""
+        if not is_recall_tool(name):
+            return None
+        inp = recall_input(name, args)
+        if isinstance(inp, str):
+            return inp
+        try:
+            if inp.tool == "search_context":
+                return format_search(inp.query, self.search(session_id, inp.query, limit=inp.limit))
+            return format_read(self.read(session_id, inp.ref, **read_query(inp)), lines=inp.lines, grep=inp.grep, max_chars=max_chars)
+        except CompactdError as err:
+            if err.status in (400, 404):
+                return f"{name} failed: {err.message}"
+            raise
+
     # -- transport ------------------------------------------------------------------
 
     def request(
@@ -388,48 +369,3 @@ class Client:
         for name, value in given.items():
             url_path = url_path.replace("{" + name + "}", urllib.parse.quote(str(value), safe=""))
         return self.request(op.method, url_path, query=query, body=body, headers=headers)
-
-
-def _may_retry(method: str, path: str, headers: Mapping[str, str], status: int) -> bool:
-    """A 429 is refused before anything happens. A 503 may come after the database
-    committed an append (docs/api.md): an append is retried only with an Idempotency-Key."""
-    if status == 429:
-        return True
-    if status != 503:
-        return False
-    is_append = method == "POST" and path.rstrip("/").endswith("/messages") and path.startswith("/sessions/")
-    return not (is_append and "idempotency-key" not in headers)
-
-
-def _query_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def _headers(message: Any) -> Dict[str, str]:
-    return {k.lower(): v for k, v in message.items()} if message is not None else {}
-
-
-def _parse(raw: bytes, content_type: Optional[str]) -> Any:
-    if not raw:
-        return None
-    text = raw.decode("utf-8")
-    if content_type and "json" in content_type:
-        return json.loads(text)
-    return text
-
-
-def _error_body(status: int, reason: Any, raw: bytes, content_type: Optional[str]) -> Dict[str, Any]:
-    """The error body in the API's shape, whatever the server sent (a proxy's HTML page,
-    the GET /summary 503 placeholder)."""
-    text = raw.decode("utf-8", errors="replace")
-    try:
-        body = json.loads(text)
-    except ValueError:
-        body = None
-    if isinstance(body, dict) and isinstance(body.get("error"), str) and isinstance(body.get("message"), str):
-        return body
-    if isinstance(body, dict):
-        return {**body, "error": f"http_{status}", "message": f"HTTP {status}: {text[:500]}"}
-    return {"error": "unexpected_response", "message": f"HTTP {status} {reason or ''}: {text[:500]}".replace("  ", " ").strip()}

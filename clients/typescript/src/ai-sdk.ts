@@ -1,6 +1,6 @@
 /**
  * @compactd/client/ai-sdk: compaction for the Vercel AI SDK's agent loop (seed 004's
- * integration point).
+ * integration point), and the recall tools that read back what it dropped.
  *
  *   const result = await generateText({
  *     model, system, tools, messages, stopWhen: stepCountIs(50),
@@ -19,9 +19,18 @@
  * the messages it compacted, each step gets the compacted messages plus what came after
  * them, and compactd is asked to compact again (folding the earlier summary into the
  * next round) only when that grows past the threshold again.
+ *
+ * With `compact: { sessionId }`, what each compaction drops is archived under that
+ * session; `recallTools(sessionId)` gives the model `search_context` and `read_context`
+ * to find and read it again:
+ *
+ *   tools: { ...tools, ...recallTools('run-42', { client: compactd }) },
+ *   prepareStep: compactdPrepareStep({ client: compactd, tools, compact: { sessionId: 'run-42' } }),
  */
-import { asSchema, type ModelMessage, type PrepareStepFunction, type ToolSet } from 'ai'
+import { asSchema, tool, type ModelMessage, type PrepareStepFunction, type Tool, type ToolSet } from 'ai'
+import { z } from 'zod'
 import { createCompactdClient, unwrap, type CompactdClient, type CompactdClientOptions, type Schemas } from './index.ts'
+import { RECALL_TOOLS } from './recall.ts'
 
 type CompactBody = Schemas['CompactRequestInput']
 type EstimateBody = Schemas['EstimateRequestInput']
@@ -71,7 +80,7 @@ export interface CompactdPrepareStepOptions extends ThresholdSettings {
 
 /** A `prepareStep` for generateText/streamText that compacts the messages through compactd when they should be. */
 export function compactdPrepareStep<TOOLS extends ToolSet = ToolSet>(options: CompactdPrepareStepOptions): PrepareStepFunction<TOOLS> {
-  const client = 'POST' in options.client ? options.client : createCompactdClient(options.client)
+  const client = clientOf(options.client)
   const targetRatio = options.targetRatio ?? 0.5
   if (!(targetRatio > 0 && targetRatio <= 1)) throw new RangeError(`targetRatio must be in (0, 1], got ${targetRatio}`)
   const threshold: ThresholdSettings = {
@@ -161,4 +170,63 @@ function base64(bytes: Uint8Array): string {
   let binary = ''
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
   return btoa(binary)
+}
+
+/** The recall tools as the AI SDK takes them: their input, and the text of their result. */
+export interface RecallToolSet {
+  search_context: Tool<{ query: string; limit?: number }, string>
+  read_context: Tool<{ ref: string; lines?: string; grep?: string }, string>
+}
+
+export interface RecallToolsOptions {
+  /**
+   * A client from `createCompactdClient`, or the options to make one. Default: compactd
+   * at COMPACTD_URL (else http://127.0.0.1:3000) with COMPACTD_API_KEY.
+   */
+  client?: CompactdClient | CompactdClientOptions
+  /** A whole message longer than this is cut at a line, saying which lines to read next. Default 20,000 characters. */
+  maxChars?: number
+}
+
+/**
+ * `search_context` and `read_context` for generateText/streamText's `tools`: the model
+ * searches and reads what compaction archived under `sessionId` (the `sessionId` of
+ * compactdPrepareStep's `compact`, or of your POST /compact). Each result is the text
+ * `client.answerRecall` gives: the hits with their refs and snippets, or the message's
+ * text (numbered lines for `lines` and `grep`).
+ */
+export function recallTools(sessionId: string, options: RecallToolsOptions = {}): RecallToolSet {
+  const client = clientOf(options.client ?? defaultClient())
+  const answer = async (name: keyof RecallToolSet, input: object, abortSignal: AbortSignal | undefined) =>
+    (await client.answerRecall(sessionId, name, input, { maxChars: options.maxChars, signal: abortSignal }))!
+  const search = RECALL_TOOLS.search_context
+  const read = RECALL_TOOLS.read_context
+  return {
+    search_context: tool({
+      description: search.description,
+      inputSchema: z.object({
+        query: z.string().min(1).describe(search.args.query.description),
+        limit: z.number().int().min(search.args.limit.minimum).max(search.args.limit.maximum).optional().describe(search.args.limit.description),
+      }),
+      execute: (input, { abortSignal }) => answer('search_context', input, abortSignal),
+    }),
+    read_context: tool({
+      description: read.description,
+      inputSchema: z.object({
+        ref: z.string().min(1).describe(read.args.ref.description),
+        lines: z.string().optional().describe(read.args.lines.description),
+        grep: z.string().optional().describe(read.args.grep.description),
+      }),
+      execute: (input, { abortSignal }) => answer('read_context', input, abortSignal),
+    }),
+  }
+}
+
+function clientOf(client: CompactdClient | CompactdClientOptions): CompactdClient {
+  return 'POST' in client ? client : createCompactdClient(client)
+}
+
+function defaultClient(): CompactdClientOptions {
+  const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {}
+  return { baseUrl: env.COMPACTD_URL ?? 'http://127.0.0.1:3000', apiKey: env.COMPACTD_API_KEY }
 }

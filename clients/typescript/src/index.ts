@@ -10,23 +10,39 @@
  *
  * What this file adds to openapi-fetch: the API key, retries with backoff on 429 and 503
  * (honouring Retry-After), error bodies that always have the API's shape (a proxy's HTML
- * page becomes `{ error: 'unexpected_response', message }`), and `unwrap`, which returns
- * the data or throws a typed `CompactdError`.
+ * page becomes `{ error: 'unexpected_response', message }`), `unwrap`, which returns
+ * the data or throws a typed `CompactdError` (./errors.ts), and the archive's recall
+ * tools (./recall.ts): `search`, `read` and `answerRecall` on the client, and the tool
+ * definitions `recallToolsOpenAI()` and `recallToolsAnthropic()`.
  */
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch'
+import { retryAfterMs } from './errors.ts'
+import { recallMethods, type RecallMethods } from './recall.ts'
 import type { components, paths } from './schema.ts'
 
 export type { components, paths } from './schema.ts'
+export { CompactdError, retryAfterMs, unwrap, type ApiErrorBody, type ApiIssue } from './errors.ts'
+export {
+  recallToolsAnthropic,
+  recallToolsOpenAI,
+  type AnswerOptions,
+  type AnthropicTool,
+  type ArchivedMessage,
+  type ArchiveSearch,
+  type OpenAIFunctionTool,
+  type ReadOptions,
+  type RecallMethods,
+  type RecallToolName,
+} from './recall.ts'
 
 /** The schemas of the API by name, e.g. `Schemas['CompactResponse']`. */
 export type Schemas = components['schemas']
-/** The body of every 4xx/5xx answer: `{ error, message, issues?, requestId }`. */
-export type ApiErrorBody = components['schemas']['Error']
-/** One problem of a validation error: the offending field's path and what is wrong. */
-export type ApiIssue = NonNullable<ApiErrorBody['issues']>[number]
 
-/** The openapi-fetch client for compactd's paths. */
-export type CompactdClient = Client<paths, 'application/json'>
+/**
+ * The openapi-fetch client for compactd's paths (`GET`, `POST`, … typed by the spec),
+ * with the archive's `search`, `read` and `answerRecall`.
+ */
+export type CompactdClient = Client<paths, 'application/json'> & RecallMethods
 
 export interface RetryInfo {
   /** 1 for the first retry. */
@@ -73,61 +89,12 @@ export function createCompactdClient(options: CompactdClientOptions): CompactdCl
     if (apiKey !== undefined && !input.headers.has('authorization')) input.headers.set('authorization', `Bearer ${apiKey}`)
     return fetch(input)
   }
-  return createClient<paths, 'application/json'>({
+  const client = createClient<paths, 'application/json'>({
     ...rest,
     baseUrl,
     fetch: withApiErrors(retry === false ? authorized : withRetries(authorized, retry ?? {})),
   })
-}
-
-/** A 4xx/5xx answer of compactd, with the API's error code, message and issues. */
-export class CompactdError extends Error {
-  override readonly name = 'CompactdError'
-  /** The HTTP status. */
-  readonly status: number
-  /** The stable error code, e.g. `validation_error`, `budget_unreachable`, `rate_limited`. */
-  readonly error: string
-  /** For validation errors: each offending field's path and what is wrong with it. */
-  readonly issues: ApiIssue[]
-  /** The request id (`x-request-id`), for support. */
-  readonly requestId: string | undefined
-  /** Retry-After in seconds, when the server sent one (429, 503). */
-  readonly retryAfterSeconds: number | undefined
-  /** The whole body: routes add fields, e.g. `minimumTokens` on a 422 `budget_unreachable`. */
-  readonly body: ApiErrorBody
-
-  constructor(status: number, body: ApiErrorBody, retryAfterSeconds?: number) {
-    super(body.message)
-    this.status = status
-    this.error = body.error
-    this.issues = body.issues ?? []
-    this.requestId = body.requestId ?? undefined
-    this.retryAfterSeconds = retryAfterSeconds
-    this.body = body
-  }
-}
-
-type Result = { data?: unknown; error?: unknown; response: Response }
-
-/**
- * The data of a call, or a thrown `CompactdError`:
- *
- *   const estimate = await unwrap(compactd.POST('/estimate', { body }))
- */
-export async function unwrap<R extends Result>(pending: Promise<R>): Promise<Exclude<R['data'], undefined>> {
-  const result = await pending
-  if (result.response.ok) return result.data as Exclude<R['data'], undefined>
-  const retryAfter = retryAfterMs(result.response.headers.get('retry-after'))
-  throw new CompactdError(result.response.status, asErrorBody(result.response.status, result.error), retryAfter === undefined ? undefined : retryAfter / 1000)
-}
-
-/** An error body in the API's shape whatever the server sent (the GET /summary 503 placeholder, a proxy's page). */
-function asErrorBody(status: number, body: unknown): ApiErrorBody {
-  if (body && typeof body === 'object' && typeof (body as ApiErrorBody).error === 'string' && typeof (body as ApiErrorBody).message === 'string') {
-    return body as ApiErrorBody
-  }
-  const text = typeof body === 'string' ? body : body === undefined ? '' : JSON.stringify(body)
-  return { ...(body && typeof body === 'object' ? body : {}), error: `http_${status}`, message: `HTTP ${status}${text ? `: ${text.slice(0, 500)}` : ''}` }
+  return Object.assign(client, recallMethods(client))
 }
 
 /** Error answers always carry a JSON body in the API's shape, so `error` is what its type says. */
@@ -149,18 +116,6 @@ function withApiErrors(fetch: (input: Request) => Promise<Response>): (input: Re
     headers.delete('content-encoding')
     return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers })
   }
-}
-
-/**
- * Retry-After in milliseconds: delay-seconds or an HTTP date (RFC 9110 10.2.3); undefined
- * when absent or unreadable.
- */
-export function retryAfterMs(value: string | null, now = Date.now()): number | undefined {
-  if (value === null) return undefined
-  const trimmed = value.trim()
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000)
-  const date = Date.parse(trimmed)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
 const APPEND = /\/sessions\/[^/]+\/messages\/?$/

@@ -5,14 +5,15 @@
  * listening on a port. The loop finishes; every step's prompt (as the model receives it)
  * is within the threshold; no tool call is ever separated from its result; the system
  * prompt and tools reach every step unchanged; compaction chains (round 1, 2, …) and is
- * asked for only when the compacted history grows past the threshold again.
+ * asked for only when the compacted history grows past the threshold again. recallTools
+ * gives the model search_context and read_context over what those compactions archived.
  */
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt, LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, type ToolSet } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import t from 'tap'
 import type * as Tap from 'tap'
-import { compactdPrepareStep, type CompactionInfo } from '../../../clients/typescript/src/ai-sdk.ts'
+import { compactdPrepareStep, recallTools, type CompactionInfo } from '../../../clients/typescript/src/ai-sdk.ts'
 import { createCompactdClient, unwrap, type CompactdClient } from '../../../clients/typescript/src/index.ts'
 import { buildTestApp } from '../../helpers/build.ts'
 import { prose } from '../../helpers/prose.ts'
@@ -250,4 +251,66 @@ t.test('compactd unreachable: each step runs uncompacted and the error is report
     }),
   })
   await t.rejects(strict, { message: 'compactd is required' }, 'a throwing onError stops the loop')
+})
+
+t.test('recallTools: after the compactions, the model searches the archive and reads back what they dropped', async (t) => {
+  const { compactd, baseUrl } = await setup(t)
+  const session = 'agent-8'
+  const recall = recallTools(session, { client: compactd })
+  const all = { ...tools, ...recall }
+  const dropped = prose(2400, 'src/module2.ts'.length * 31 + '2'.charCodeAt(0)).slice(0, 60) // read_file's output for src/module2.ts
+  let step = 0
+  const model = new MockLanguageModelV3({
+    doGenerate: async ({ prompt }) => {
+      const n = step++
+      const last = prompt.at(-1)
+      const result = last?.role === 'tool' ? last.content.flatMap((p) => (p.type === 'tool-result' && p.output.type === 'text' ? [p.output.value] : [])).join('\n') : ''
+      let calls: { id: string; name: string; input: object }[] = []
+      let text: string | undefined
+      if (n < TOOL_STEPS) calls = turn(n).calls
+      else if (n === TOOL_STEPS) calls = [{ id: 'recall_0', name: 'search_context', input: { query: 'src/module2.ts' } }]
+      else if (n === TOOL_STEPS + 1) calls = [{ id: 'recall_1', name: 'read_context', input: { ref: /^\[ref (\w{8})\] read_file result/m.exec(result)?.[1] ?? 'none', lines: '2' } }]
+      else text = `src/module2.ts starts: ${/^2\t(.{60})/m.exec(result)?.[1] ?? 'not found'}`
+      return {
+        content: text ? [{ type: 'text', text }] : calls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: JSON.stringify(c.input) })),
+        finishReason: { unified: text ? 'stop' : 'tool-calls', raw: undefined },
+        usage,
+        warnings: [],
+      }
+    },
+  })
+  const compactions: CompactionInfo[] = []
+  const result = await generateText({
+    model,
+    system: SYSTEM,
+    tools: all,
+    messages: [{ role: 'user', content: TASK }],
+    stopWhen: stepCountIs(TOOL_STEPS + 5),
+    prepareStep: compactdPrepareStep({ client: compactd, model: 'gpt-4o', system: SYSTEM, tools: all, ...LIMITS, compact: { sessionId: session }, onCompact: (c) => compactions.push(c) }),
+  })
+  t.ok(compactions.length >= 2, `compacted ${compactions.length} times, archiving under ${session}`)
+  t.equal(result.text, `src/module2.ts starts: ${dropped}`, 'the answer holds what only the dropped output had')
+  const calls = model.doGenerateCalls
+  t.notOk(JSON.stringify(calls[TOOL_STEPS]!.prompt).includes(dropped), 'when the model searched, its prompt no longer held that output')
+  const [search, read] = result.steps.slice(TOOL_STEPS, TOOL_STEPS + 2).map((s) => s.toolResults[0]!)
+  t.match(search, { toolName: 'search_context', input: { query: 'src/module2.ts' } })
+  t.match(search!.output, /^\d+ archived messages? match(es)? "src\/module2\.ts", best first; read_context\(ref\) reads one:\n\[ref \w{8}\] /)
+  t.match(read!.output, /^\[ref \w{8}\] read_file result \(checkpoint \d+\), 2 lines; lines 2:\n2\t/)
+  t.ok((read!.output as string).includes(`\n2\t${dropped}`), 'read_context gave the line back')
+  const definitions = calls[0]!.tools!.filter((d) => d.type === 'function' && d.name.endsWith('_context'))
+  t.same(
+    definitions.map((d) => (d.type === 'function' ? [d.name, Object.keys((d.inputSchema as { properties: object }).properties)] : [])),
+    [
+      ['search_context', ['query', 'limit']],
+      ['read_context', ['ref', 'lines', 'grep']],
+    ],
+    'the model sees both tools with their inputs',
+  )
+
+  // Without a client: compactd at COMPACTD_URL.
+  const before = process.env.COMPACTD_URL
+  process.env.COMPACTD_URL = baseUrl
+  t.teardown(() => (before === undefined ? delete process.env.COMPACTD_URL : (process.env.COMPACTD_URL = before)))
+  const fromEnv = recallTools(session)
+  t.equal(await fromEnv.search_context.execute!({ query: 'src/module2.ts' }, { toolCallId: 'x', messages: [] }), search!.output)
 })
