@@ -21,11 +21,25 @@ import { renderForSearch } from '../quality.ts'
 export type ProbeKind = 'recall' | 'artifact' | 'decision' | 'continuation'
 export const PROBE_KINDS: readonly ProbeKind[] = ['recall', 'artifact', 'decision', 'continuation']
 
+/**
+ * What issue 22 says the summary misses, marked on the probes that ask for it so they can
+ * be reported apart (test tooling only): a finding from reading or searching code (how a
+ * function guards a case, which classes share a pattern), a research result or computed
+ * value, a rejected attempt with its reason, an explanation the agent reached, and the
+ * repository's state (files patched or left behind, the final diff). The kind stays as
+ * usual: findings, research and explanations are mostly `recall`, rejected attempts
+ * `decision`, repository state `artifact`.
+ */
+export type ProbeFacet = 'finding' | 'research' | 'rejected' | 'explanation' | 'repo-state'
+export const PROBE_FACETS: readonly ProbeFacet[] = ['finding', 'research', 'rejected', 'explanation', 'repo-state']
+
 export interface Probe {
   id: string
   /** Fixture file name without .json, or the generated conversation's builder name. */
   fixture: string
   kind: ProbeKind
+  /** One of the issue-22 kinds of knowledge, when the probe asks for one (see ProbeFacet). */
+  facet?: ProbeFacet
   question: string
   /** Every entry is required; an array entry means any one of its strings. */
   answers: (string | string[])[]
@@ -167,6 +181,7 @@ export function validateProbes(probes: readonly Probe[], conversations: Readonly
     if (seen.has(p.id)) problems.push({ id: p.id, problem: 'duplicate id' })
     seen.add(p.id)
     if (!PROBE_KINDS.includes(p.kind)) problems.push({ id: p.id, problem: `unknown kind ${p.kind}` })
+    if (p.facet !== undefined && !PROBE_FACETS.includes(p.facet)) problems.push({ id: p.id, problem: `unknown facet ${p.facet}` })
     if (p.answers.length === 0 && !p.mustNotMatch?.length) problems.push({ id: p.id, problem: 'no answers and no mustNotMatch' })
     const messages = conversations.get(p.fixture)
     if (!messages) {

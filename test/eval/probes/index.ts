@@ -2,6 +2,12 @@
  * The hand-written continuation probes over the real sessions in ../shared/fixtures (one
  * module per session). Fixtures are read from ../shared (or COMPACTD_SHARED_FIXTURES,
  * test/helpers/fixtures.ts) and never copied here.
+ *
+ * Two splits (issue 22):
+ * - TUNING (FIXTURE_PROBES, also exported as TUNING_PROBES): the probes the engine's rules
+ *   were tuned on, one at a time, over 8 sessions;
+ * - TEST (TEST_PROBES, test-split/): held-out probes over 5 other sessions, written before
+ *   any issue-22 engine change and never used to tune one.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -15,10 +21,17 @@ import { probes as django } from './django-11019.ts'
 import { probes as gemini } from './gemini-agent-teams.ts'
 import { probes as raddit } from './raddit-dashboard.ts'
 import { probes as youtube } from './youtube-transcripts.ts'
+import { TEST_PROBES } from './test-split/index.ts'
 
 export * from './core.ts'
 
 export const FIXTURE_PROBES: readonly Probe[] = [...ctf, ...astroid, ...raddit, ...gemini, ...codex, ...youtube, ...awesomeIde, ...django]
+
+/** The tuning split: the same probes as FIXTURE_PROBES (kept under that name for compatibility). */
+export const TUNING_PROBES: readonly Probe[] = FIXTURE_PROBES
+
+/** The held-out test split (test-split/). */
+export { TEST_PROBES }
 
 /** Fixture names the probes use (file names without .json). */
 export const PROBED_FIXTURES: readonly string[] = [...new Set(FIXTURE_PROBES.map((p) => p.fixture))]
@@ -34,4 +47,14 @@ export function loadFixture(name: string): unknown[] {
 
 export function loadProbedFixtures(): Map<string, unknown[]> {
   return new Map(PROBED_FIXTURES.map((f) => [f, loadFixture(f)]))
+}
+
+/** Fixture names the test split uses. */
+export const TEST_FIXTURES: readonly string[] = [...new Set(TEST_PROBES.map((p) => p.fixture))]
+
+/** Why the test split's sessions cannot be read (what is missing), or false. */
+export const testFixturesSkip = (): string | false => conversationsSkip(TEST_FIXTURES.map((f) => `${f}.json`))
+
+export function loadTestFixtures(): Map<string, unknown[]> {
+  return new Map(TEST_FIXTURES.map((f) => [f, loadFixture(f)]))
 }
