@@ -157,11 +157,8 @@ t.test('an agent recalls a dropped detail through the tools', async (t) => {
   t.match(masked.text, /tool output of bash/)
   t.notMatch(masked.text, /output masked by compactd/, 'the original, not the placeholder')
 
-  // The summary's action log names each call's output.
-  const logged = /- bash npm test -- test\/s0\.test\.ts \[ref ([0-9a-z]{8})\]/.exec(JSON.stringify(compactedBody.messages))
-  t.ok(logged, 'the action log has the first call')
-  const output = await call(c, 'read_context', { ref: logged![1]! })
-  t.match(output.text, /^\[ref [0-9a-z]{8}\] tool output of bash · checkpoint 1, message 3 · \d+ lines\n/)
+  // (Action-log lines name refs within 3% of the summary: this 662-token summary has room
+  // for its archive note only; test/engine/compaction/references.test.ts covers the log's refs.)
   // An assistant's call is read with its result.
   const calls = await call(c, 'search_context', { query: 'Step 0: running the tests of s0', limit: 3 })
   const callRef = /\[ref ([0-9a-z]{8})\] assistant \(calls bash\) · checkpoint 1, message 2 ·/.exec(calls.text)
@@ -169,7 +166,7 @@ t.test('an agent recalls a dropped detail through the tools', async (t) => {
   const pair = await call(c, 'read_context', { ref: callRef![1]! })
   t.notOk(pair.isError, pair.text)
   t.match(pair.text, /^\[ref [0-9a-z]{8}\] assistant \(calls bash\) · checkpoint 1, message 2 · with its 1 tool result\n--- 1 of 2: assistant\nStep 0: running the tests of s0\.\nbash\(\{"command":"npm test -- test\/s0\.test\.ts"\}\)\n--- 2 of 2: tool result\n\w/)
-  t.ok(pair.text.endsWith(output.text.slice(output.text.indexOf('\n') + 1)), 'the result, whole, after the call')
+  t.ok(pair.text.trimEnd().endsWith(String(conversation()[3]!.content).trimEnd()), 'the result, whole, after the call')
 
   const status = await call(c, 'context_status', {})
   t.notOk(status.isError, status.text)
