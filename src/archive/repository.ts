@@ -6,7 +6,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { ArchivedMessagesTable, Database } from '../db/schema.ts'
-import { chunkText, expandForIndex } from '../engine/archive/search-text.ts'
+import type { IndexChunk } from '../engine/archive/search-text.ts'
 import type { ArchiveRecord } from '../engine/archive/record.ts'
 import { decryptArchived, encryptArchived } from './cipher.ts'
 
@@ -26,13 +26,11 @@ export interface ArchiveWrite {
 /** Rows inserted per statement: PostgreSQL takes at most 65,535 parameters. */
 const BATCH = 500
 
-/** Text columns cannot hold U+0000; the searchable text and snippets do not need it. */
-const searchable = (text: string) => text.replace(/\u0000/g, ' ')
-
 /**
- * Stores `records` in the session's archive, each once (by hash), with their searchable
- * chunks, and adds their bytes to the tenant's usage. Run it in the transaction of what
- * caused the archiving, so both exist or neither.
+ * Stores `records` in the session's archive, each once (by hash), and adds their bytes to
+ * the tenant's usage. Run it in the transaction of what caused the archiving, so both
+ * exist or neither. Their search index is made after (pendingIndex, storeChunks): it costs
+ * more than the compaction.
  */
 export async function archiveMessages(
   trx: Transaction<Database>,
@@ -71,13 +69,6 @@ export async function archiveMessages(
       .execute()
     const fresh = new Set(rows.map((row) => row.hash))
     stored.push(...batch.filter((r) => fresh.has(r.hash)))
-  }
-  const chunks = stored.flatMap((r) => chunkText(searchable(r.text)).map((body, chunk) => ({ hash: r.hash, chunk, body })))
-  for (let i = 0; i < chunks.length; i += BATCH) {
-    const values = chunks.slice(i, i + BATCH).map(
-      (c) => sql`(${tenantId}, ${sessionId}, ${c.hash}, ${c.chunk}, ${opts.key ? null : c.body}, to_tsvector('simple', ${expandForIndex(c.body)}))`,
-    )
-    await sql`insert into archive_chunks (tenant_id, session_id, hash, chunk, body, tsv) values ${sql.join(values)}`.execute(trx)
   }
   const bytes = stored.reduce((n, r) => n + Buffer.byteLength(r.raw), 0)
   if (stored.length > 0) {
@@ -207,4 +198,64 @@ export async function archivedWithCalls(db: Db, tenantId: string, sessionId: str
 export async function hasArchive(db: Db, tenantId: string, sessionId: string): Promise<boolean> {
   const row = await db.selectFrom('archived_messages').select('hash').where('tenant_id', '=', tenantId).where('session_id', '=', sessionId).limit(1).executeTakeFirst()
   return row !== undefined
+}
+
+// ---------------------------------------------------------------------------
+// The deferred index: messages stored unindexed, their chunks added after
+// ---------------------------------------------------------------------------
+
+export interface PendingMessage {
+  hash: string
+  format: string
+  /** The stored JSON, or its `v1:` ciphertext when `encrypted`. */
+  raw: string
+  encrypted: boolean
+}
+
+/** Up to `limit` of the session's messages not indexed yet, oldest first. */
+export async function pendingIndex(db: Db, tenantId: string, sessionId: string, limit: number): Promise<PendingMessage[]> {
+  return db
+    .selectFrom('archived_messages')
+    .select(['hash', 'format', 'raw', 'encrypted'])
+    .where('tenant_id', '=', tenantId)
+    .where('session_id', '=', sessionId)
+    .where('indexed', '=', false)
+    .orderBy('created_at')
+    .orderBy('position')
+    .limit(limit)
+    .execute()
+}
+
+export async function countPendingIndex(db: Db, tenantId: string, sessionId: string): Promise<number> {
+  const row = await db
+    .selectFrom('archived_messages')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .where('session_id', '=', sessionId)
+    .where('indexed', '=', false)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/**
+ * Indexes messages: their chunks' tsvectors (to_tsvector 'simple' of the expanded text),
+ * and `body` for snippets unless the archive is encrypted; then marks them indexed. Two
+ * instances indexing the same message both succeed (the chunks are keyed).
+ */
+export async function storeChunks(db: Kysely<Database>, tenantId: string, sessionId: string, items: readonly { hash: string; chunks: readonly IndexChunk[] }[], opts: { keepBody: boolean }): Promise<void> {
+  if (items.length === 0) return
+  await db.transaction().execute(async (trx) => {
+    const rows = items.flatMap((it) => it.chunks.map((c, chunk) => ({ hash: it.hash, chunk, ...c })))
+    for (let i = 0; i < rows.length; i += BATCH) {
+      const values = rows.slice(i, i + BATCH).map((c) => sql`(${tenantId}, ${sessionId}, ${c.hash}, ${c.chunk}, ${opts.keepBody ? c.body : null}, to_tsvector('simple', ${c.expanded}))`)
+      await sql`insert into archive_chunks (tenant_id, session_id, hash, chunk, body, tsv) values ${sql.join(values)} on conflict do nothing`.execute(trx)
+    }
+    await trx
+      .updateTable('archived_messages')
+      .set({ indexed: true })
+      .where('tenant_id', '=', tenantId)
+      .where('session_id', '=', sessionId)
+      .where('hash', 'in', items.map((it) => it.hash))
+      .execute()
+  })
 }

@@ -41,13 +41,35 @@ export interface SearchOutcome {
 
 /** Candidate chunks ranked per query: enough for recall, few enough for a bounded p99. */
 const CANDIDATE_ROWS = 500
-/** Words in more than this share of the session's chunks are dropped from the query. */
+/**
+ * Words in more than this share of the session's chunks are dropped from the query: a
+ * filler word repeated in many outputs would otherwise outrank the one rare word that
+ * names the answer (tried: keeping every word in archives under 200 chunks lost the
+ * rare-word hit in test/cli/mcp.test.ts's session).
+ */
 const COMMON_SHARE = 0.2
 export const SNIPPET_MIN_CHARS = 300
 export const SNIPPET_MAX_CHARS = 800
 const HEADLINE_OPTIONS = 'MaxFragments=2, MaxWords=60, MinWords=35, ShortWord=2, FragmentDelimiter=" … ", StartSel="", StopSel=""'
 
 export async function searchArchive(
+  db: Kysely<Database>,
+  tenantId: string,
+  sessionId: string,
+  q: string,
+  limit: number,
+  opts: { retentionDays: number; key?: Buffer },
+): Promise<SearchOutcome> {
+  // The GIN index, whatever the planner's statistics say: right after a burst of writes (and
+  // always on PGlite, which has no autovacuum) it has none and reads every chunk of the
+  // session per word, seconds at 10,000 messages (docs/benchmarks.md).
+  return db.transaction().execute(async (trx) => {
+    await sql`set local enable_seqscan = off`.execute(trx)
+    return searchIn(trx, tenantId, sessionId, q, limit, opts)
+  })
+}
+
+async function searchIn(
   db: Db,
   tenantId: string,
   sessionId: string,

@@ -71,6 +71,8 @@ export interface ArchivedMessagesTable {
   encrypted: boolean
   bytes: number
   redactions: number
+  /** Its chunks are in archive_chunks (indexing runs after the writing transaction). */
+  indexed: Generated<boolean>
   created_at: Generated<Timestamp>
 }
 

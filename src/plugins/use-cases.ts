@@ -42,7 +42,11 @@ export default fp(
       if (app.config.WORKERS > 0) app.log.info({ worker: worker.id, concurrency: app.config.WORKERS }, 'summary worker started')
     })
     // Registered after the database plugin, so this runs before the database closes.
-    app.addHook('onClose', async () => worker.stop())
+    app.addHook('onClose', async () => {
+      await worker.stop()
+      // Background indexing of the archive finishes before the database and the pool close.
+      await useCases.archiveIndexer.drain()
+    })
   },
   { name: 'use-cases', dependencies: ['database', 'providers', 'metrics', 'compute-pool', 'token-cache'] },
 )

@@ -13,6 +13,7 @@ import type { SummarizerClient } from '../engine/compaction/types.ts'
 import { DEFAULT_FORMAT, draftConversation, type DraftTurn } from '../engine/messages/index.ts'
 import type { MessageCountCache } from '../engine/tokens/count.ts'
 import type { ProviderTokenCounter } from '../providers/anthropic-count.ts'
+import { computeArchiveChunks, type ChunkTaskItem } from './archive/chunks.ts'
 import { computeCompaction } from './compact/compute.ts'
 import { estimate, type EstimateInput } from './estimate/count.ts'
 import { importAgentLog, type ImportRequest } from './import/convert.ts'
@@ -36,6 +37,8 @@ export const computeTasks = {
   context: (config: Config, input: Parameters<typeof computeContextCompaction>[1], env: TaskEnv = {}) => computeContextCompaction(config, input, env),
   /** POST /sessions/:id/messages: the appended messages' token counts. */
   'append-counts': (config: Config, input: Parameters<typeof computeAppendCounts>[1], env: TaskEnv = {}) => computeAppendCounts(config, input, env),
+  /** The archive's deferred index: archived messages into the chunks the search index is made of. */
+  'archive-chunks': (_config: Config, input: ChunkTaskItem[], _env: TaskEnv = {}) => computeArchiveChunks(input),
   /** POST /import: an agent log read, converted and written in the requested format. */
   import: (_config: Config, input: ImportRequest, _env: TaskEnv = {}) => importAgentLog(input),
 }

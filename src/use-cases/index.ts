@@ -18,6 +18,7 @@
  * validate and document them, the use cases take their types by z.infer.
  */
 import { makeArchive } from './archive/archive.ts'
+import { makeArchiveIndexer } from './archive/indexer.ts'
 import { makeBrowse } from './browse.ts'
 import { makeCheckpoints } from './checkpoints.ts'
 import { makeCompact } from './compact/compact.ts'
@@ -31,8 +32,12 @@ import { makeStrategies } from './strategies.ts'
 
 export type { Caller, UseCaseDeps } from './deps.ts'
 
-export function makeUseCases(deps: UseCaseDeps & Pick<SessionsDeps, 'cache' | 'summaryReadTimeoutMs'>) {
+export function makeUseCases(base: UseCaseDeps & Pick<SessionsDeps, 'cache' | 'summaryReadTimeoutMs'>) {
+  // One indexer per app: what is archived is indexed after its transaction (archive/indexer.ts).
+  const archiveIndexer = makeArchiveIndexer(base)
+  const deps = { ...base, archiveIndexer }
   return {
+    archiveIndexer,
     compact: makeCompact(deps),
     strategies: makeStrategies(deps),
     display: makeDisplay(),

@@ -137,14 +137,20 @@ for (const backend of BACKENDS) {
   t.test(`${backend}: secrets reach neither the archive nor its index`, { skip }, async (t) => {
     const { app } = await buildTestApp(t, { backend })
     await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(), targetTokens: 3000, sessionId: 'secrets' } })
+    // The search indexes whatever is not indexed yet, then reads.
+    const r = (await app.inject({ method: 'GET', url: `/sessions/secrets/search?q=${encodeURIComponent('OPENAI_API_KEY env')}` })).json()
+    t.ok(r.hits.length >= 1)
+    t.notOk(r.pending, 'everything archived is searchable')
+    const unindexed = await sql<{ n: number }>`select count(*)::int as n from archived_messages where not indexed`.execute(app.db)
+    t.equal(unindexed.rows[0]!.n, 0)
     const raw = await sql<{ n: number }>`select count(*)::int as n from archived_messages where raw like ${'%' + SECRET.slice(0, 20) + '%'}`.execute(app.db)
     t.equal(raw.rows[0]!.n, 0, 'not in the stored bytes')
+    const chunks = await sql<{ n: number }>`select count(*)::int as n from archive_chunks`.execute(app.db)
+    t.ok(chunks.rows[0]!.n > 20, 'the index is there')
     const body = await sql<{ n: number }>`select count(*)::int as n from archive_chunks where body like ${'%' + SECRET.slice(0, 20) + '%'} or tsv::text like ${'%' + SECRET.slice(3, 20).toLowerCase() + '%'}`.execute(app.db)
     t.equal(body.rows[0]!.n, 0, 'not in the index')
     const redacted = await sql<{ n: number }>`select count(*)::int as n from archived_messages where raw like '%[REDACTED:%'`.execute(app.db)
     t.ok(redacted.rows[0]!.n >= 1, 'the redaction marker is stored in its place')
-    const r = (await app.inject({ method: 'GET', url: `/sessions/secrets/search?q=${encodeURIComponent('OPENAI_API_KEY env')}` })).json()
-    t.ok(r.hits.length >= 1)
     t.notMatch(JSON.stringify(r), SECRET.slice(0, 20), 'search never returns it')
   })
 

@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto'
 import { messageText, toolCallsOf, toolResultsOf, type CanonicalMessage, type CanonicalRole, type MessageFormat } from '../messages/canonical.ts'
+import { parseConversation } from '../messages/index.ts'
 import { redactSecrets, redactValue } from './redact.ts'
 
 export interface ArchiveRecord {
@@ -87,4 +88,13 @@ export function archiveRecord(message: CanonicalMessage, toolNames?: ReadonlyMap
   }
   records.set(key, record)
   return record
+}
+
+/**
+ * The searchable text of an archived message, from the JSON it was stored as (secrets
+ * already redacted): its message text, tool calls as name(args). What the index is made
+ * of, for plain and encrypted archives alike.
+ */
+export function archivedText(rawJson: string, format: MessageFormat): string {
+  return parseConversation([JSON.parse(rawJson)], { format, allowDuplicateCallIds: true }).messages.map(messageText).join('\n')
 }

@@ -18,9 +18,11 @@ const CAMEL_HUMPS = /\p{Lu}?[\p{Ll}\p{N}]+|\p{Lu}+(?![\p{Ll}])/gu
 /** At most this many distinct parts are appended per text: a 500 KB output of paths does not double. */
 const MAX_EXPANSIONS = 4_000
 
-/** The parts an identifier is also indexed by ([] when it has none). */
+/** The parts an identifier is also indexed by ([] when it has none): its pieces, camel humps, and a path's file name. */
 export function identifierParts(token: string): string[] {
   const parts: string[] = []
+  const base = /[/\\]/.test(token) ? token.slice(Math.max(token.lastIndexOf('/'), token.lastIndexOf('\\')) + 1) : ''
+  if (base.includes('.')) parts.push(base)
   for (const piece of token.split(/[./:\\\-_]+/)) {
     if (!piece) continue
     const humps = piece.match(CAMEL_HUMPS)
@@ -109,6 +111,28 @@ export function isQueryStopword(lexeme: string): boolean {
  * word finds them.
  */
 export function lexemeQuery(lexeme: string): string {
-  const quoted = `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`
-  return /[^\x00-\x7f]/.test(lexeme) ? `${quoted}:*` : quoted
+  const quote = (w: string) => `'${w.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`
+  if (/[^\x00-\x7f]/.test(lexeme)) return `${quote(lexeme)}:*`
+  // A light English stem, by prefix: "limits", "handled", "batching" find limit, handle, batch.
+  const stem = englishStem(lexeme)
+  return stem ? `${quote(stem)}:*` : quote(lexeme)
+}
+
+/** Common inflections (s, es, ed, ing, ly) cut from a plain word of 5+ letters, leaving 4+; undefined when none applies. */
+export function englishStem(word: string): string | undefined {
+  if (!/^[a-z]{5,}$/.test(word)) return undefined
+  const m = /^(.{4,}?)(?:ies|es|s|ed|ing|ly)$/.exec(word)
+  if (!m || /ss$/.test(word)) return undefined
+  return m[1]!.endsWith('e') && /(?:ing|ed)$/.test(word) ? m[1]!.slice(0, -1) : m[1]
+}
+
+/** One chunk of an archived message: its text (for snippets) and what is indexed. */
+export interface IndexChunk {
+  body: string
+  expanded: string
+}
+
+/** A text's chunks for the index: NUL-free (text columns cannot hold it), cut, expanded. */
+export function indexChunks(text: string): IndexChunk[] {
+  return chunkText(text.replace(/\u0000/g, ' ')).map((body) => ({ body, expanded: expandForIndex(body) }))
 }

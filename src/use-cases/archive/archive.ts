@@ -13,6 +13,7 @@ import { ApiError } from '../../errors.ts'
 import { getSession } from '../../sessions/repository.ts'
 import type { UseCaseDeps } from '../deps.ts'
 import { LINES_PATTERN, type readQuery, type readResponse, type searchQuery, type searchResponse } from '../shapes/archive.ts'
+import type { ArchiveIndexer } from './indexer.ts'
 import { archivePolicy } from './policy.ts'
 
 export type SearchInput = z.infer<typeof searchQuery>
@@ -20,7 +21,7 @@ export type SearchResult = z.infer<typeof searchResponse>
 export type ReadInput = z.infer<typeof readQuery>
 export type ReadResult = z.infer<typeof readResponse>
 
-export type ArchiveDeps = Pick<UseCaseDeps, 'db' | 'config'>
+export type ArchiveDeps = Pick<UseCaseDeps, 'db' | 'config'> & { archiveIndexer?: ArchiveIndexer }
 
 /** A selection of lines stops here: an agent reads a 500 KB output in pieces, not at once. */
 export const MAX_SELECTION_BYTES = 64 * 1024
@@ -42,9 +43,15 @@ export function makeArchive(deps: ArchiveDeps) {
 
   return {
     async search(tenantId: string, sessionId: string, input: SearchInput): Promise<SearchResult> {
+      // Everything archived before this search is indexed first (bounded: what is left is said).
+      const pending = (await deps.archiveIndexer?.beforeSearch(tenantId, sessionId)) ?? 0
       const found = await searchArchive(db, tenantId, sessionId, input.q, input.limit, access)
       if (found.hits.length === 0) await requireSession(tenantId, sessionId)
-      return { hits: found.hits.map(({ position, source, ...hit }) => ({ ...hit, position, source: source as SearchResult['hits'][number]['source'] })), terms: found.terms }
+      return {
+        hits: found.hits.map(({ position, source, ...hit }) => ({ ...hit, position, source: source as SearchResult['hits'][number]['source'] })),
+        terms: found.terms,
+        ...(pending > 0 ? { pending } : {}),
+      }
     },
 
     async read(tenantId: string, sessionId: string, refText: string, input: ReadInput): Promise<ReadResult> {

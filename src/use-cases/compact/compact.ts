@@ -9,10 +9,11 @@
  */
 import { insertCheckpoint, latestRound } from '../../checkpoints/repository.ts'
 import type { Caller, UseCaseDeps } from '../deps.ts'
+import type { ArchiveIndexer } from '../archive/indexer.ts'
 import { ARCHIVE_NOTE, archiveGate, archiveInTransaction, archivePolicy, sweepNowAndThen, type ArchiveReport } from '../archive/policy.ts'
 import { checkedSummarizer, type CompactRequest, type CompactResponse, type CompactTaskInput } from './compute.ts'
 
-export type CompactDeps = Pick<UseCaseDeps, 'config' | 'db' | 'summarizers' | 'compute' | 'metrics'>
+export type CompactDeps = Pick<UseCaseDeps, 'config' | 'db' | 'summarizers' | 'compute' | 'metrics'> & { archiveIndexer?: ArchiveIndexer }
 
 export function makeCompact(deps: CompactDeps) {
   const { config, db } = deps
@@ -43,7 +44,10 @@ export function makeCompact(deps: CompactDeps) {
         ...(result.folded ? { folded: result.folded } : {}),
       }
       archive = result.within ?? (gate && !gate.open ? gate.report : undefined)
-      if (records) await sweepNowAndThen(db, policy, caller.tenantId)
+      if (records?.length) {
+        deps.archiveIndexer?.schedule(caller.tenantId, sessionId)
+        await sweepNowAndThen(db, policy, caller.tenantId)
+      }
     }
     return { ...response, ...(checkpoint ? { checkpoint } : {}), ...(archive ? { archive } : {}) }
   }

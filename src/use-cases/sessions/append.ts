@@ -12,6 +12,7 @@ import type { Transaction } from 'kysely'
 import type { Database } from '../../db/schema.ts'
 import { archiveRecord } from '../../engine/archive/record.ts'
 import { parseConversation, toolCallsOf, type CanonicalMessage } from '../../engine/messages/index.ts'
+import type { ArchiveIndexer } from '../archive/indexer.ts'
 import { archiveGate, archiveInTransaction, archivePolicy, type ArchiveReport } from '../archive/policy.ts'
 import { planWindowEviction, sessionExchanges } from '../../engine/sessions/index.ts'
 import { messageTokens, type TokenCounter } from '../../engine/tokens/count.ts'
@@ -47,7 +48,7 @@ export type AppendInput = z.infer<typeof appendBody>
 
 export type AppendResult = z.infer<typeof appendResponse>
 
-export type AppendDeps = Pick<UseCaseDeps, 'db' | 'config' | 'compute' | 'metrics' | 'tokenCache'>
+export type AppendDeps = Pick<UseCaseDeps, 'db' | 'config' | 'compute' | 'metrics' | 'tokenCache'> & { archiveIndexer?: ArchiveIndexer }
 
 export function makeAppendMessages(deps: AppendDeps) {
   const { db, config } = deps
@@ -160,6 +161,7 @@ export function makeAppendMessages(deps: AppendDeps) {
       return { result, replayed: false }
     })
     if (queued) deps.metrics?.onUpdateQueued(priorityName(PRIORITY_LOW), queued)
+    if (out.result.archive?.archived) deps.archiveIndexer?.schedule(tenantId, sessionId)
     return out
   }
 

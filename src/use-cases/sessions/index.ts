@@ -8,6 +8,7 @@
  * - summary (./summary.ts): GET and PUT /summary, refresh, and what the worker wrote;
  * - context and continuation (./context.ts): what to send to the model now.
  */
+import type { ArchiveIndexer } from '../archive/indexer.ts'
 import type { UseCaseDeps } from '../deps.ts'
 import { makeAppendMessages } from './append.ts'
 import { makeSessionContext } from './context.ts'
@@ -18,6 +19,8 @@ import { makeSessionSummary } from './summary.ts'
 export type SessionsDeps = Pick<UseCaseDeps, 'db' | 'config' | 'summarizers' | 'compute' | 'metrics' | 'log' | 'tokenCache'> & {
   cache?: SummaryCache
   summaryReadTimeoutMs?: number
+  /** Indexes what evictions archive, after the append's transaction. */
+  archiveIndexer?: ArchiveIndexer
 }
 
 export function makeSessions(deps: SessionsDeps) {

@@ -43,6 +43,7 @@ export const searchResponse = z
   .object({
     hits: z.array(archiveHitSchema),
     terms: z.array(z.string()).describe('The words searched for, rarest first, after stopwords and words too common in this session to rank by.'),
+    pending: z.int().optional().describe('Archived messages not searchable yet: the search indexes up to 2,000 before it reads, and says how many more wait (search again).'),
   })
   .meta({
     id: 'ArchiveSearch',

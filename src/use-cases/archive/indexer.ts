@@ -1,0 +1,85 @@
+/**
+ * The archive's deferred index. A compaction (or an append that evicts) stores the
+ * messages in its transaction; their chunks are indexed after it: in the background right
+ * away (`schedule`), and by a search before it reads (`beforeSearch`), so a search finds
+ * every message archived before it, on any instance, even one whose background indexing
+ * a crash cut short. The CPU part runs in the compute pool, in batches, so neither the
+ * event loop nor one transaction holds a 500 KB output's indexing for long.
+ */
+import { decryptArchived } from '../../archive/cipher.ts'
+import { countPendingIndex, pendingIndex, storeChunks } from '../../archive/repository.ts'
+import type { UseCaseDeps } from '../deps.ts'
+import { archivePolicy } from './policy.ts'
+
+export type ArchiveIndexerDeps = Pick<UseCaseDeps, 'db' | 'config' | 'compute' | 'log'>
+
+/** Messages per batch: one compute task and one short transaction each. */
+const BATCH_MESSAGES = 100
+/** What a search indexes before it reads, at most; past it the answer says how many wait. */
+const SEARCH_INDEXES_AT_MOST = 2_000
+
+export interface ArchiveIndexer {
+  /** Index the session's unindexed messages in the background (coalesced per session). */
+  schedule(tenantId: string, sessionId: string): void
+  /** Waits for the session's background indexing, then indexes what is left (bounded); returns how many still wait. */
+  beforeSearch(tenantId: string, sessionId: string): Promise<number>
+  /** Waits for every background indexing (the app's close). */
+  drain(): Promise<void>
+}
+
+export function makeArchiveIndexer(deps: ArchiveIndexerDeps): ArchiveIndexer {
+  const { db } = deps
+  const policy = archivePolicy(deps.config)
+  const running = new Map<string, Promise<void>>()
+  const rerun = new Set<string>()
+  const keyOf = (tenantId: string, sessionId: string) => `${tenantId}\u0000${sessionId}`
+
+  /** Indexes one batch; how many messages it indexed. */
+  async function indexBatch(tenantId: string, sessionId: string, background: boolean): Promise<number> {
+    const rows = await pendingIndex(db, tenantId, sessionId, BATCH_MESSAGES)
+    if (rows.length === 0) return 0
+    const items = rows.map((r) => ({ hash: r.hash, format: r.format, raw: r.encrypted ? decryptArchived(policy.key!, r.raw) : r.raw }))
+    const bytes = items.reduce((n, it) => n + it.raw.length, 0)
+    const indexed = await deps.compute.run('archive-chunks', items, { bytes, background, cacheScope: tenantId })
+    await storeChunks(db, tenantId, sessionId, indexed, { keepBody: policy.key === undefined })
+    return rows.length
+  }
+
+  async function indexUpTo(tenantId: string, sessionId: string, most: number, background: boolean): Promise<void> {
+    let done = 0
+    while (done < most) {
+      const n = await indexBatch(tenantId, sessionId, background)
+      if (n < BATCH_MESSAGES) return
+      done += n
+    }
+  }
+
+  function schedule(tenantId: string, sessionId: string): void {
+    const key = keyOf(tenantId, sessionId)
+    if (running.has(key)) {
+      rerun.add(key)
+      return
+    }
+    const run = (async () => {
+      do {
+        rerun.delete(key)
+        await indexUpTo(tenantId, sessionId, Number.POSITIVE_INFINITY, true)
+      } while (rerun.has(key))
+    })()
+      .catch((err: unknown) => deps.log.warn({ err: err instanceof Error ? err.message : String(err), sessionId }, 'archive indexing failed; the next search of the session indexes it'))
+      .finally(() => running.delete(key))
+    running.set(key, run)
+  }
+
+  return {
+    schedule,
+    async beforeSearch(tenantId, sessionId) {
+      await running.get(keyOf(tenantId, sessionId))
+      await indexUpTo(tenantId, sessionId, SEARCH_INDEXES_AT_MOST, false)
+      return countPendingIndex(db, tenantId, sessionId)
+    },
+    async drain() {
+      while (running.size > 0) await Promise.allSettled([...running.values()])
+    },
+  }
+}
