@@ -87,6 +87,9 @@ class ArchiveSearchInput(TypedDict):
     # The words searched for, rarest first, after stopwords and words too common in this
     # session to rank by.
     terms: List[str]
+    # Archived messages not searchable yet: the search indexes up to 2,000 before it
+    # reads, and says how many more wait (search again).
+    pending: NotRequired[int]
 
 
 class ArchivedMessageInput(TypedDict):
@@ -1209,6 +1212,9 @@ class ArchiveSearch(TypedDict):
     # The words searched for, rarest first, after stopwords and words too common in this
     # session to rank by.
     terms: List[str]
+    # Archived messages not searchable yet: the search indexes up to 2,000 before it
+    # reads, and says how many more wait (search again).
+    pending: NotRequired[int]
 
 
 class ArchivedMessage(TypedDict):

@@ -2695,6 +2695,8 @@ export interface components {
             hits: components["schemas"]["ArchiveHitInput"][];
             /** @description The words searched for, rarest first, after stopwords and words too common in this session to rank by. */
             terms: string[];
+            /** @description Archived messages not searchable yet: the search indexes up to 2,000 before it reads, and says how many more wait (search again). */
+            pending?: number;
         };
         /**
          * @example {
@@ -4380,6 +4382,8 @@ export interface components {
             hits: components["schemas"]["ArchiveHit"][];
             /** @description The words searched for, rarest first, after stopwords and words too common in this session to rank by. */
             terms: string[];
+            /** @description Archived messages not searchable yet: the search indexes up to 2,000 before it reads, and says how many more wait (search again). */
+            pending?: number;
         };
         /**
          * @example {
