@@ -3,7 +3,7 @@
  * get a probe's answer back by searching for it?
  *
  *   npx tsx test/eval/recall.ts [--json] [--postgres]     (also: npm run eval -- recall)
- *   options: --only=<fixture>[,…]  --strategy=<a+b>[,…]  --format=<f>[,…]
+ *   options: --only=<fixture>[,…]  --strategy=<a+b>[,…]  --format=<f>[,…]  --split=test (the held-out probes)
  *
  * For every probed fixture session (test/eval/probes/), at 10% of its tokens (exact o200k
  * count of the OpenAI messages, as probes.ts), for the strategies of probes.ts and in every
@@ -40,6 +40,7 @@ import { countConversation, tokenizerCounter } from '../../src/engine/tokens/cou
 import { buildTestApp } from '../helpers/build.ts'
 import type { Backend, TestDatabase } from '../helpers/databases.ts'
 import { PROBE_FORMATS, PROBE_STRATEGIES } from './probes.ts'
+import { TEST_PROBES } from './probes/test-split/index.ts'
 import { FIXTURE_PROBES, loadFixture, normText, outputText, PROBE_KINDS, probedFixturesSkip, scoreProbe, searchText, type OutputText, type Probe, type ProbeKind } from './probes/index.ts'
 
 export const RECALL_BUDGET = 10
@@ -144,10 +145,13 @@ const add = (r: Rate, passed: boolean) => {
   if (passed) r.passed++
 }
 
-/** The probed fixtures and their probes, in FIXTURE_PROBES order. */
+/** The probe split asked for: the tuning probes (default) or the held-out test split (issue 22). */
+let SPLIT: readonly Probe[] = FIXTURE_PROBES
+
+/** The probed fixtures and their probes, in the split's order. */
 function probedFixtures(only?: readonly string[]): [string, Probe[]][] {
   const by = new Map<string, Probe[]>()
-  for (const p of FIXTURE_PROBES) by.set(p.fixture, [...(by.get(p.fixture) ?? []), p])
+  for (const p of SPLIT) by.set(p.fixture, [...(by.get(p.fixture) ?? []), p])
   return [...by].filter(([name]) => !only || only.includes(name))
 }
 
@@ -409,7 +413,7 @@ export function renderMarkdown(rep: RecallReport): string {
   const focusStrategy = strategies.includes('mask+rules') ? 'mask+rules' : strategies[0]!
   const focusFormat = formats.includes('openai') ? 'openai' : formats[0]!
   const focus = rep.runs.filter((r) => r.strategy === focusStrategy && r.format === focusFormat && !r.error)
-  const probes = new Map(FIXTURE_PROBES.map((p) => [p.id, p]))
+  const probes = new Map(SPLIT.map((p) => [p.id, p]))
   const lost = focus.flatMap((r) => r.results.filter((x) => !x.recoverable).map((x) => ({ run: r, x })))
   out.push(`## Not recoverable: ${focusStrategy}, ${rep.budget}%, ${focusFormat} (${lost.length})\n`)
   out.push(`| fixture | probe | question | missing | search terms | grep words → found |`)
@@ -437,6 +441,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     return
   }
   const only = listArg(argv, 'only')
+  if (argv.includes('--split=test')) SPLIT = TEST_PROBES
   const strategies = listArg(argv, 'strategy')?.map((s) => s.split('+') as StrategyName[])
   const formats = listArg(argv, 'format') as MessageFormat[] | undefined
   const backend: Backend = argv.includes('--postgres') ? 'postgres' : 'pglite'
