@@ -10,7 +10,7 @@
  *    Requests alternate off, on, off, on, …; medians and their ratio. PostgreSQL and PGlite.
  * 2. Search latency over one session's archive of ≥ 10,000 messages. The archive is the
  *    fixture conversations' messages, copied until there are 10,000 (each copy with its
- *    own suffix, hash and reference), stored by archiveMessages (the repository function
+ *    own `copy` field, hash and reference), stored by archiveMessages (the repository function
  *    /compact uses) in transactions of 500 records. Then ≥ 200 queries, the probe
  *    questions verbatim and identifiers drawn from the archive (seeded), each through GET
  *    /sessions/{id}/search (limit 5, app.inject) once after a warm-up pass; p50, p99 and
@@ -31,7 +31,7 @@ import { sql } from 'kysely'
 import { build } from '../../src/app.ts'
 import { archiveMessages } from '../../src/archive/repository.ts'
 import { testConfig, type Config } from '../../src/config.ts'
-import { archiveRecord, refOfHash, type ArchiveRecord } from '../../src/engine/archive/record.ts'
+import { archivedText, archiveRecord, refOfHash, type ArchiveRecord } from '../../src/engine/archive/record.ts'
 import { chunkText, expandForIndex } from '../../src/engine/archive/search-text.ts'
 import { parseConversation } from '../../src/engine/messages/index.ts'
 import { countConversation, tokenizerCounter } from '../../src/engine/tokens/count.ts'
@@ -159,7 +159,7 @@ async function archiveParts(database: TestDatabase, messages: unknown[], session
     const records = dropped.map((m) => archiveRecord(m))
     samples.recordsMs.push(performance.now() - t)
     t = performance.now()
-    for (const r of records) for (const c of chunkText(r.text)) expandForIndex(c)
+    for (const r of records) for (const c of chunkText(archivedText(r.raw, r.format))) expandForIndex(c)
     samples.expandMs.push(performance.now() - t)
     t = performance.now()
     await database.db.transaction().execute((trx) => archiveMessages(trx, tenantId, `${sessionId}-parts-${i}`, records, { checkpointNum: 1, source: 'compact' }))
@@ -175,7 +175,7 @@ function corpus(): { name: string; messages: unknown[] }[] {
   return files.map((f) => ({ name: f.replace(/\.json$/, ''), messages: (JSON.parse(fs.readFileSync(path.join(CONVERSATIONS, f), 'utf8')) as { messages: unknown[] }).messages }))
 }
 
-/** `count` archive records with distinct hashes: the corpus's messages, copy after copy, each copy with its own suffix, hash and reference (a message repeated within a conversation is taken once). */
+/** `count` archive records with distinct hashes: the corpus's messages, copy after copy, each copy with its own `copy` field, hash and reference (a message repeated within a conversation is taken once). */
 export function archiveCorpus(count: number): ArchiveRecord[] {
   const base = new Map<string, ArchiveRecord>()
   for (const c of corpus()) {
@@ -190,8 +190,7 @@ export function archiveCorpus(count: number): ArchiveRecord[] {
     for (const r of base.values()) {
       if (out.length >= count) break
       const hash = copy === 0 ? r.hash : createHash('sha256').update(`${r.hash}:${copy}`).digest('hex')
-      const suffix = copy === 0 ? '' : `\n(copy ${copy})`
-      out.push({ ...r, hash, ref: refOfHash(hash), position: out.length, text: r.text + suffix, raw: copy === 0 ? r.raw : JSON.stringify({ ...(JSON.parse(r.raw) as object), copy }) })
+      out.push({ ...r, hash, ref: refOfHash(hash), position: out.length, raw: copy === 0 ? r.raw : JSON.stringify({ ...(JSON.parse(r.raw) as object), copy }) })
     }
   }
   return out
@@ -214,7 +213,7 @@ export function archiveQueries(records: readonly ArchiveRecord[], count: number)
   const out: { q: string; kind: 'question' | 'identifier' }[] = FIXTURE_PROBES.slice(0, count).map((p) => ({ q: p.question, kind: 'question' as const }))
   const identifiers = new Set<string>()
   const ID = /\b(?:[\w-]+\/)*[\w-]+\.(?:py|ts|js|json|md|yml|yaml|toml|txt|sh|html|css|sql)\b|\b[a-z]+(?:_[a-z0-9]+){1,4}\b|\b[a-z]+(?:[A-Z][a-z0-9]+){1,4}\b|\b[A-Z]\w*(?:Error|Exception)\b/g
-  for (const r of records) for (const m of r.text.slice(0, 4_000).matchAll(ID)) if (m[0].length >= 6 && m[0].length <= 60) identifiers.add(m[0])
+  for (const r of records) for (const m of archivedText(r.raw, r.format).slice(0, 4_000).matchAll(ID)) if (m[0].length >= 6 && m[0].length <= 60) identifiers.add(m[0])
   const pool = [...identifiers].sort()
   const rand = prng(21)
   const picked = new Set<string>()
@@ -323,7 +322,7 @@ export async function benchArchive(): Promise<void> {
   const records = archiveCorpus(ARCHIVE_MESSAGES)
   const queries = archiveQueries(records, QUERIES)
   console.log(`\n## Archive (issue 21): search latency over one session's archive\n`)
-  console.log(`${records.length} archived messages (the fixture conversations' messages, copied with unique suffixes), ${queries.length} queries (${queries.filter((q) => q.kind === 'question').length} probe questions verbatim, the rest identifiers from the archive), GET /sessions/{id}/search?limit=5 through app.inject, one at a time; as built (no planner statistics yet: every ${COLD_EVERY}th query, after 3 warm-up queries) and after ANALYZE (every query, after a 20-query warm-up)\n`)
+  console.log(`${records.length} archived messages (the fixture conversations' messages, copied, each copy its own hash), ${queries.length} queries (${queries.filter((q) => q.kind === 'question').length} probe questions verbatim, the rest identifiers from the archive), GET /sessions/{id}/search?limit=5 through app.inject, one at a time; as built (no planner statistics yet: every ${COLD_EVERY}th query, after 3 warm-up queries) and after ANALYZE (every query, after a 20-query warm-up)\n`)
   console.log('| backend | planner statistics | messages | chunks | MB | build s | p50 ms | p90 ms | p99 ms | max ms | queries with a hit | questions p50 / p99 | identifiers p50 / p99 |')
   console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
   for (const b of backends) {

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto'
 import { messageText, toolCallsOf, toolResultsOf, type CanonicalMessage, type CanonicalRole, type MessageFormat } from '../messages/canonical.ts'
 import { parseConversation } from '../messages/index.ts'
-import { redactSecrets, redactValue } from './redact.ts'
+import { redactValue } from './redact.ts'
 
 export interface ArchiveRecord {
   /** sha256 (hex) of the redacted message and its format: the dedupe key within a session. */
@@ -27,10 +27,8 @@ export interface ArchiveRecord {
   /** Tool-call ids the message carries (its calls, or the calls its results answer): read-back pairs by them. */
   callIds: string[]
   format: MessageFormat
-  /** JSON of the caller's message with secrets redacted. */
+  /** JSON of the caller's message with secrets redacted (its searchable text: archivedText(raw, format)). */
   raw: string
-  /** The text it is found by: message text (tool calls as name(args)), secrets redacted. */
-  text: string
   /** Secrets replaced in raw (the text's are the same spans). */
   redactions: number
 }
@@ -83,7 +81,6 @@ export function archiveRecord(message: CanonicalMessage, toolNames?: ReadonlyMap
     callIds: [...calls.map((c) => c.id), ...results.map((r) => r.callId)],
     format: message.format,
     raw,
-    text: redactSecrets(messageText(message)).text,
     redactions: redacted.count,
   }
   records.set(key, record)
