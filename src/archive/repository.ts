@@ -259,3 +259,13 @@ export async function storeChunks(db: Kysely<Database>, tenantId: string, sessio
       .execute()
   })
 }
+
+/**
+ * Planner statistics for the archive's tables. Without them (right after a burst of
+ * writes; always on PGlite, which has no autovacuum) a search read every chunk of the
+ * session per word: seconds at 10,000 messages (docs/benchmarks.md).
+ */
+export async function analyzeArchive(db: Kysely<Database>): Promise<void> {
+  await sql`analyze archive_chunks`.execute(db)
+  await sql`analyze archived_messages`.execute(db)
+}

@@ -53,23 +53,6 @@ export const SNIPPET_MAX_CHARS = 800
 const HEADLINE_OPTIONS = 'MaxFragments=2, MaxWords=60, MinWords=35, ShortWord=2, FragmentDelimiter=" … ", StartSel="", StopSel=""'
 
 export async function searchArchive(
-  db: Kysely<Database>,
-  tenantId: string,
-  sessionId: string,
-  q: string,
-  limit: number,
-  opts: { retentionDays: number; key?: Buffer },
-): Promise<SearchOutcome> {
-  // The GIN index, whatever the planner's statistics say: right after a burst of writes (and
-  // always on PGlite, which has no autovacuum) it has none and reads every chunk of the
-  // session per word, seconds at 10,000 messages (docs/benchmarks.md).
-  return db.transaction().execute(async (trx) => {
-    await sql`set local enable_seqscan = off`.execute(trx)
-    return searchIn(trx, tenantId, sessionId, q, limit, opts)
-  })
-}
-
-async function searchIn(
   db: Db,
   tenantId: string,
   sessionId: string,

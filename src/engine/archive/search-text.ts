@@ -112,19 +112,10 @@ export function isQueryStopword(lexeme: string): boolean {
  */
 export function lexemeQuery(lexeme: string): string {
   const quote = (w: string) => `'${w.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`
-  if (/[^\x00-\x7f]/.test(lexeme)) return `${quote(lexeme)}:*`
-  // A light English stem, by prefix: "limits", "handled", "batching" find limit, handle, batch.
-  const stem = englishStem(lexeme)
-  return stem ? `${quote(stem)}:*` : quote(lexeme)
+  // Prefix matches cost the GIN index a range scan per word: only where words carry particles.
+  return /[^\x00-\x7f]/.test(lexeme) ? `${quote(lexeme)}:*` : quote(lexeme)
 }
 
-/** Common inflections (s, es, ed, ing, ly) cut from a plain word of 5+ letters, leaving 4+; undefined when none applies. */
-export function englishStem(word: string): string | undefined {
-  if (!/^[a-z]{5,}$/.test(word)) return undefined
-  const m = /^(.{4,}?)(?:ies|es|s|ed|ing|ly)$/.exec(word)
-  if (!m || /ss$/.test(word)) return undefined
-  return m[1]!.endsWith('e') && /(?:ing|ed)$/.test(word) ? m[1]!.slice(0, -1) : m[1]
-}
 
 /** One chunk of an archived message: its text (for snippets) and what is indexed. */
 export interface IndexChunk {

@@ -3,11 +3,12 @@
  * messages in its transaction; their chunks are indexed after it: in the background right
  * away (`schedule`), and by a search before it reads (`beforeSearch`), so a search finds
  * every message archived before it, on any instance, even one whose background indexing
- * a crash cut short. The CPU part runs in the compute pool, in batches, so neither the
+ * a crash cut short. After enough new messages it analyses the tables (PGlite has no
+ * autovacuum, and without statistics a search reads every chunk). The CPU part runs in the compute pool, in batches, so neither the
  * event loop nor one transaction holds a 500 KB output's indexing for long.
  */
 import { decryptArchived } from '../../archive/cipher.ts'
-import { countPendingIndex, pendingIndex, storeChunks } from '../../archive/repository.ts'
+import { analyzeArchive, countPendingIndex, pendingIndex, storeChunks } from '../../archive/repository.ts'
 import type { UseCaseDeps } from '../deps.ts'
 import { archivePolicy } from './policy.ts'
 
@@ -17,6 +18,9 @@ export type ArchiveIndexerDeps = Pick<UseCaseDeps, 'db' | 'config' | 'compute' |
 const BATCH_MESSAGES = 100
 /** What a search indexes before it reads, at most; past it the answer says how many wait. */
 const SEARCH_INDEXES_AT_MOST = 2_000
+/** The tables are analysed after this many newly indexed messages, at most once a minute per process. */
+const ANALYZE_AFTER_MESSAGES = 500
+const ANALYZE_EVERY_MS = 60_000
 
 export interface ArchiveIndexer {
   /** Index the session's unindexed messages in the background (coalesced per session). */
@@ -33,6 +37,8 @@ export function makeArchiveIndexer(deps: ArchiveIndexerDeps): ArchiveIndexer {
   const running = new Map<string, Promise<void>>()
   const rerun = new Set<string>()
   const keyOf = (tenantId: string, sessionId: string) => `${tenantId}\u0000${sessionId}`
+  let sinceAnalyze = 0
+  let lastAnalyze = 0
 
   /** Indexes one batch; how many messages it indexed. */
   async function indexBatch(tenantId: string, sessionId: string, background: boolean): Promise<number> {
@@ -42,6 +48,12 @@ export function makeArchiveIndexer(deps: ArchiveIndexerDeps): ArchiveIndexer {
     const bytes = items.reduce((n, it) => n + it.raw.length, 0)
     const indexed = await deps.compute.run('archive-chunks', items, { bytes, background, cacheScope: tenantId })
     await storeChunks(db, tenantId, sessionId, indexed, { keepBody: policy.key === undefined })
+    sinceAnalyze += rows.length
+    if (sinceAnalyze >= ANALYZE_AFTER_MESSAGES && Date.now() - lastAnalyze >= ANALYZE_EVERY_MS) {
+      sinceAnalyze = 0
+      lastAnalyze = Date.now()
+      await analyzeArchive(db)
+    }
     return rows.length
   }
 

@@ -4,7 +4,7 @@
  * stopwords, and tsquery literals that no input can break out of.
  */
 import t from 'tap'
-import { chunkText, englishStem, expandForIndex, identifierParts, isQueryStopword, lexemeQuery } from '../../../src/engine/archive/search-text.ts'
+import { chunkText, expandForIndex, identifierParts, isQueryStopword, lexemeQuery } from '../../../src/engine/archive/search-text.ts'
 
 t.test('identifiers are indexed whole and by their parts', async (t) => {
   t.same(identifierParts('src/db/pool.ts'), ['pool.ts', 'src', 'db', 'pool', 'ts'], "a path's file name too")
@@ -48,16 +48,4 @@ t.test('query words: stopwords dropped, literals quoted, non-Latin words by pref
   t.equal(lexemeQuery('a\\b'), "'a\\\\b'")
   t.equal(lexemeQuery('데이터베이스'), "'데이터베이스':*", 'Korean matches with its particles attached')
   t.equal(lexemeQuery("x' | 'y"), "'x'' | ''y'", 'an operator inside a word stays inside the literal')
-})
-
-t.test('plain English words match their inflections by prefix', async (t) => {
-  t.equal(englishStem('limits'), 'limit')
-  t.equal(englishStem('classes'), 'class')
-  t.equal(englishStem('handled'), 'handl')
-  t.equal(englishStem('batching'), 'batch')
-  t.equal(englishStem('process'), undefined, 'ss is no plural')
-  t.equal(englishStem('chroma'), undefined)
-  t.equal(englishStem('uses'), undefined, 'short words stay exact')
-  t.equal(englishStem('pool.ts'), undefined, 'identifiers stay exact')
-  t.equal(lexemeQuery('limits'), "'limit':*")
 })
