@@ -197,6 +197,9 @@ t.test('postgres: the database cut in the middle of an append', { skip: pgOk ? f
   // The COMMIT reaches the server and its answer is lost: the client sees a 503 for an
   // append that is stored. Retrying with the same Idempotency-Key returns the stored
   // response and appends nothing (docs/api.md, GET /summary: "When the database is down").
+  // The archive indexes evicted messages in the background after an append: let it finish,
+  // so the COMMIT cut is the append's.
+  await app.useCases.archiveIndexer.drain()
   const lost = proxy.cutWhen({ sql: /^commit$/i, ackLost: true })
   const ambiguous = await append(app, 's1', tagged(3, 'a3'), 'k3')
   await lost.fired

@@ -8,6 +8,7 @@ import { sql, type Kysely, type Transaction } from 'kysely'
 import type { ArchivedMessagesTable, Database } from '../db/schema.ts'
 import type { IndexChunk } from '../engine/archive/search-text.ts'
 import type { ArchiveRecord } from '../engine/archive/record.ts'
+import { decodeJson, decodeText, encodeJson, encodeNullableText, encodeText } from '../db/nul.ts'
 import { decryptArchived, encryptArchived } from './cipher.ts'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -55,8 +56,9 @@ export async function archiveMessages(
           checkpoint_num: opts.checkpointNum,
           source: opts.source,
           role: r.role,
-          tool_name: r.toolName ?? null,
-          call_ids: JSON.stringify(r.callIds),
+          // Tool names and call ids are the caller's strings: NUL-escaped like every stored string.
+          tool_name: encodeNullableText(r.toolName ?? null),
+          call_ids: encodeJson(r.callIds),
           format: r.format,
           raw: opts.key ? encryptArchived(opts.key, r.raw) : r.raw,
           encrypted: opts.key !== undefined,
@@ -151,8 +153,8 @@ function toArchived(row: Row, key: Buffer | undefined): ArchivedMessage {
     checkpointNum: row.checkpoint_num,
     source: row.source,
     role: row.role,
-    toolName: row.tool_name,
-    callIds,
+    toolName: row.tool_name === null ? null : decodeText(row.tool_name),
+    callIds: decodeJson(callIds),
     format: row.format,
     raw: JSON.parse(json),
     redactions: row.redactions,
@@ -185,7 +187,7 @@ export async function archivedWithCalls(db: Db, tenantId: string, sessionId: str
     .where('a.tenant_id', '=', tenantId)
     .where('a.session_id', '=', sessionId)
     .where('a.hash', '!=', except)
-    .where(sql<boolean>`a.call_ids ?| ${sql.val([...callIds])}::text[]`)
+    .where(sql<boolean>`a.call_ids ?| ${sql.val(callIds.map(encodeText))}::text[]`)
     .where(withinRetention(opts.retentionDays))
     .orderBy('a.created_at')
     .orderBy('a.position')

@@ -17,6 +17,7 @@ import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../db/schema.ts'
 import { parseConversation, messageText, type MessageFormat } from '../engine/messages/index.ts'
 import { chunkText, expandQuery, isQueryStopword, lexemeQuery, MAX_QUERY_WORDS } from '../engine/archive/search-text.ts'
+import { decodeText } from '../db/nul.ts'
 import { decryptArchived } from './cipher.ts'
 import { withinRetention } from './repository.ts'
 
@@ -114,7 +115,7 @@ export async function searchArchive(
     hits: ranked.rows.map((r, k) => ({
       ref: r.ref,
       role: r.role,
-      toolName: r.tool_name,
+      toolName: r.tool_name === null ? null : decodeText(r.tool_name),
       snippet: fitSnippet(snippets.get(k + 1) ?? '', bodies[k]!, kept.map((t) => t.word)),
       score: Math.round(Number(r.score) * 1000) / 1000,
       checkpointNum: r.checkpoint_num,

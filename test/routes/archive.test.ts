@@ -231,3 +231,22 @@ t.test('at-rest encryption: the stored bytes are ciphertext, search and read sti
   const read = (await app.inject({ method: 'GET', url: `/sessions/enc/archive/${hit.ref}` })).json()
   t.match(read.messages[0].content, /capped at 32 seconds/)
 })
+
+t.test('NUL in a tool name or a call id is stored and read back, not a 500', async (t) => {
+  const { app } = await buildTestApp(t)
+  const messages = session(16, 7).map((m) =>
+    m.role === 'assistant' && Array.isArray(m.tool_calls)
+      ? { ...m, tool_calls: (m.tool_calls as { id: string; function: { name: string; arguments: string } }[]).map((c) => ({ ...c, id: `${c.id}\u0000x`, function: { ...c.function, name: `${c.function.name}\u0000` } })) }
+      : m.role === 'tool'
+        ? { ...m, tool_call_id: `${m.tool_call_id as string}\u0000x` }
+        : m,
+  )
+  const res = await app.inject({ method: 'POST', url: '/compact', payload: { messages, targetTokens: 3000, sessionId: 'nul' } })
+  t.equal(res.statusCode, 200, res.body.slice(0, 300))
+  t.equal(res.json().archive.status, 'archived')
+  const hit = (await app.inject({ method: 'GET', url: `/sessions/nul/search?q=${encodeURIComponent('cat logs/cluster.log')}&limit=10` })).json().hits.find((h: { role: string }) => h.role === 'assistant')
+  t.equal(hit.toolName, 'bash\u0000', 'the name as sent')
+  const pair = (await app.inject({ method: 'GET', url: `/sessions/nul/archive/${hit.ref}` })).json()
+  t.equal(pair.messages.length, 2, 'paired by the call id, NUL and all')
+  t.equal(pair.messages[1].tool_call_id, `log_7\u0000x`)
+})
