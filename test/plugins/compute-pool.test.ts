@@ -18,6 +18,9 @@ import { computeWorkerEntry } from '../../src/plugins/compute-worker-file.ts'
 import { runInline } from '../../src/use-cases/compute.ts'
 import { computeRulesUpdate, type RulesUpdateInput } from '../../src/use-cases/sessions/rules-update.ts'
 import { buildTestApp } from '../helpers/build.ts'
+
+/** These tests count the pool's tasks per request: the archive's background indexing (its own task) is off. */
+const NO_ARCHIVE = { ARCHIVE_ENABLED: false }
 import { prose } from '../helpers/prose.ts'
 import { exchange } from '../helpers/session-conversations.ts'
 
@@ -242,8 +245,8 @@ t.test('a queued request whose client goes away leaves the queue and never runs'
 })
 
 t.test('the pool returns what the event loop returns: results and errors, every format', async (t) => {
-  const inline = await buildTestApp(t, { config: { COMPUTE_THREADS: 0 } })
-  const pooled = await buildTestApp(t, { config: { COMPUTE_THREADS: 2, COMPUTE_INLINE_MAX_BYTES: 0 } })
+  const inline = await buildTestApp(t, { config: { COMPUTE_THREADS: 0, ...NO_ARCHIVE } })
+  const pooled = await buildTestApp(t, { config: { COMPUTE_THREADS: 2, COMPUTE_INLINE_MAX_BYTES: 0, ...NO_ARCHIVE } })
   const cases: [string, Record<string, unknown>][] = [
     ['openai, rules', { ...session('openai', 40, 3000), targetTokens: 6000, strategy: 'rules' }],
     ['openai, default pipeline, session checkpoint', { ...session('openai', 40, 3000), targetTokens: 6000, sessionId: 'same-1' }],
@@ -278,8 +281,8 @@ t.test('the pool returns what the event loop returns: results and errors, every 
 })
 
 t.test('/estimate: a large body is counted on a thread, with the answer the event loop gives', async (t) => {
-  const inline = await buildTestApp(t, { config: { COMPUTE_THREADS: 0 } })
-  const pooled = await buildTestApp(t, { config: { COMPUTE_THREADS: 1, COMPUTE_INLINE_MAX_BYTES: 0 } })
+  const inline = await buildTestApp(t, { config: { COMPUTE_THREADS: 0, ...NO_ARCHIVE } })
+  const pooled = await buildTestApp(t, { config: { COMPUTE_THREADS: 1, COMPUTE_INLINE_MAX_BYTES: 0, ...NO_ARCHIVE } })
   const tools = [{ type: 'function', function: { name: 'bash', description: 'Run a command', parameters: { type: 'object', properties: { command: { type: 'string' } } } } }]
   const cases: [string, Record<string, unknown>][] = [
     ['openai, tokenizer, tools', { ...session('openai', 30, 2000), model: 'gpt-4o', tools }],
@@ -302,8 +305,8 @@ t.test('/estimate: a large body is counted on a thread, with the answer the even
 })
 
 t.test('GET /sessions/:id/context: a large session is compacted on a thread, with the answer the event loop gives', async (t) => {
-  const inline = await buildTestApp(t, { config: { COMPUTE_THREADS: 0 } })
-  const pooled = await buildTestApp(t, { config: { COMPUTE_THREADS: 1, COMPUTE_INLINE_MAX_BYTES: 0 } })
+  const inline = await buildTestApp(t, { config: { COMPUTE_THREADS: 0, ...NO_ARCHIVE } })
+  const pooled = await buildTestApp(t, { config: { COMPUTE_THREADS: 1, COMPUTE_INLINE_MAX_BYTES: 0, ...NO_ARCHIVE } })
   for (const { app } of [inline, pooled]) {
     for (const format of ['openai', 'anthropic', 'ai-sdk'] as const) {
       const { messages, system } = session(format, 30, 2000)
@@ -334,7 +337,7 @@ t.test('GET /sessions/:id/context: a large session is compacted on a thread, wit
 })
 
 t.test('appends: a large batch is counted on a thread, outside the transaction, with the counts the event loop gives', async (t) => {
-  const inline = await buildTestApp(t, { config: { COMPUTE_THREADS: 0 } })
+  const inline = await buildTestApp(t, { config: { COMPUTE_THREADS: 0, ...NO_ARCHIVE } })
   const pooled = await buildTestApp(t, { config: { COMPUTE_THREADS: 1, COMPUTE_INLINE_MAX_BYTES: 4096 } })
   for (const format of ['openai', 'anthropic', 'ai-sdk'] as const) {
     const { messages, system } = session(format, 20, 1500)
@@ -401,7 +404,7 @@ t.test('rolling-summary updates: the pool computes what the event loop computes,
   t.equal(pool.stats().completed, 2)
 
   // Through the app: the background worker's update runs on a thread.
-  const { app } = await buildTestApp(t, { config: { COMPUTE_THREADS: 1, COMPUTE_INLINE_MAX_BYTES: 0 } })
+  const { app } = await buildTestApp(t, { config: { COMPUTE_THREADS: 1, COMPUTE_INLINE_MAX_BYTES: 0, ...NO_ARCHIVE } })
   const messages = Array.from({ length: 8 }, (_, k) => exchange(k, { at: base + k * 60_000, padding: 8 })).flat()
   const created = await app.inject({ method: 'PUT', url: '/sessions/pooled', payload: { windowMessages: 6, batchSize: 1 } })
   t.equal(created.statusCode, 201, created.body)
