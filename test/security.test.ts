@@ -92,6 +92,11 @@ function toolSession(seed = 0): Record<string, unknown>[] {
 }
 
 /** A valid body for each route that takes one. */
+/** A valid query string for routes that require one (by URL: GET and HEAD alike). */
+const QUERIES: Record<string, string> = {
+  '/sessions/:id/search': 'q=Secret',
+}
+
 const BODIES: Record<string, () => Record<string, unknown>> = {
   'POST /estimate': () => ({ messages: [{ role: 'user', content: 'hello' }] }),
   'POST /compact': () => ({ messages: toolSession(), targetTokens: 3000 }),
@@ -125,7 +130,8 @@ interface CallOptions {
 
 function call(app: FastifyInstance, route: Route, o: CallOptions = {}): Promise<Response> {
   const headers: Record<string, string> = { ...(o.key ? { authorization: `Bearer ${o.key}` } : {}), ...o.headers }
-  const req: InjectOptions = { method: route.method as 'GET', url: pathFor(route, o.id ?? 'sec-1') + (o.query ? `?${o.query}` : ''), headers }
+  const query = o.query ?? QUERIES[route.url]
+  const req: InjectOptions = { method: route.method as 'GET', url: pathFor(route, o.id ?? 'sec-1') + (query ? `?${query}` : ''), headers }
   if (o.payload !== undefined) {
     req.payload = o.payload
     headers['content-type'] ??= 'application/json'
@@ -232,6 +238,8 @@ t.test("API1 BOLA: on every route that takes an id, another tenant's session is 
     const res = await A('POST', '/compact', { messages: toolSession(k), targetTokens: 3000, sessionId: 'shared' })
     t.equal(res.json().checkpoint?.checkpointNum, k + 1)
   }
+  // What A's compactions archived is indexed in the background: done before the snapshot.
+  await app.useCases.archiveIndexer.drain()
   const before = await tenantSnapshot(app.db, a.tenantId)
   t.equal(before.checkpoint_summaries?.length, 2, 'A has two checkpoints')
   t.equal(before.session_summaries?.length, 1, 'A has a summary')
