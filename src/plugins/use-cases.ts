@@ -44,8 +44,9 @@ export default fp(
     // Registered after the database plugin, so this runs before the database closes.
     app.addHook('onClose', async () => {
       await worker.stop()
-      // Background indexing of the archive finishes before the database and the pool close.
-      await useCases.archiveIndexer.drain()
+      // The archive's background indexing stops at its current batch before the database and
+      // the pool close; what it leaves unindexed, the next search of the session indexes.
+      await useCases.archiveIndexer.stop()
     })
   },
   { name: 'use-cases', dependencies: ['database', 'providers', 'metrics', 'compute-pool', 'token-cache'] },

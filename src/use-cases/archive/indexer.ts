@@ -27,8 +27,10 @@ export interface ArchiveIndexer {
   schedule(tenantId: string, sessionId: string): void
   /** Waits for the session's background indexing, then indexes what is left (bounded); returns how many still wait. */
   beforeSearch(tenantId: string, sessionId: string): Promise<number>
-  /** Waits for every background indexing (the app's close). */
+  /** Waits for every background indexing (a test's settle point). */
   drain(): Promise<void>
+  /** The app's close: no new batch starts; waits for the ones in flight (what is left, a later search indexes). */
+  stop(): Promise<void>
 }
 
 export function makeArchiveIndexer(deps: ArchiveIndexerDeps): ArchiveIndexer {
@@ -37,6 +39,7 @@ export function makeArchiveIndexer(deps: ArchiveIndexerDeps): ArchiveIndexer {
   const running = new Map<string, Promise<void>>()
   const rerun = new Set<string>()
   const keyOf = (tenantId: string, sessionId: string) => `${tenantId}\u0000${sessionId}`
+  let stopped = false
   let sinceAnalyze = 0
   let lastAnalyze = 0
 
@@ -59,7 +62,7 @@ export function makeArchiveIndexer(deps: ArchiveIndexerDeps): ArchiveIndexer {
 
   async function indexUpTo(tenantId: string, sessionId: string, most: number, background: boolean): Promise<void> {
     let done = 0
-    while (done < most) {
+    while (done < most && !stopped) {
       const n = await indexBatch(tenantId, sessionId, background)
       if (n < BATCH_MESSAGES) return
       done += n
@@ -68,6 +71,7 @@ export function makeArchiveIndexer(deps: ArchiveIndexerDeps): ArchiveIndexer {
 
   function schedule(tenantId: string, sessionId: string): void {
     const key = keyOf(tenantId, sessionId)
+    if (stopped) return
     if (running.has(key)) {
       rerun.add(key)
       return
@@ -76,7 +80,7 @@ export function makeArchiveIndexer(deps: ArchiveIndexerDeps): ArchiveIndexer {
       do {
         rerun.delete(key)
         await indexUpTo(tenantId, sessionId, Number.POSITIVE_INFINITY, true)
-      } while (rerun.has(key))
+      } while (rerun.has(key) && !stopped)
     })()
       .catch((err: unknown) => deps.log.warn({ err: err instanceof Error ? err.message : String(err), sessionId }, 'archive indexing failed; the next search of the session indexes it'))
       .finally(() => running.delete(key))
@@ -92,6 +96,10 @@ export function makeArchiveIndexer(deps: ArchiveIndexerDeps): ArchiveIndexer {
     },
     async drain() {
       while (running.size > 0) await Promise.allSettled([...running.values()])
+    },
+    async stop() {
+      stopped = true
+      await Promise.allSettled([...running.values()])
     },
   }
 }
