@@ -162,35 +162,30 @@ function toArchived(row: Row, key: Buffer | undefined): ArchivedMessage {
   }
 }
 
-/** The archived message a reference names (the oldest, in the rare case two share one). */
-export async function readArchived(db: Db, tenantId: string, sessionId: string, ref: string, opts: { retentionDays: number; key?: Buffer }): Promise<ArchivedMessage | undefined> {
-  const row = await db
+/** The session's readable archive (tenant-scoped, within retention), oldest first: what both reads narrow. */
+function readable(db: Db, tenantId: string, sessionId: string, retentionDays: number) {
+  return db
     .selectFrom('archived_messages as a')
     .selectAll()
     .where('a.tenant_id', '=', tenantId)
     .where('a.session_id', '=', sessionId)
-    .where('a.ref', '=', ref)
-    .where(withinRetention(opts.retentionDays))
+    .where(withinRetention(retentionDays))
     .orderBy('a.created_at')
     .orderBy('a.position')
-    .limit(1)
-    .executeTakeFirst()
+}
+
+/** The archived message a reference names (the oldest, in the rare case two share one). */
+export async function readArchived(db: Db, tenantId: string, sessionId: string, ref: string, opts: { retentionDays: number; key?: Buffer }): Promise<ArchivedMessage | undefined> {
+  const row = await readable(db, tenantId, sessionId, opts.retentionDays).where('a.ref', '=', ref).limit(1).executeTakeFirst()
   return row ? toArchived(row as unknown as Row, opts.key) : undefined
 }
 
 /** Archived messages that carry any of `callIds` other than `except` (an assistant message's tool results). */
 export async function archivedWithCalls(db: Db, tenantId: string, sessionId: string, callIds: readonly string[], except: string, opts: { retentionDays: number; key?: Buffer }): Promise<ArchivedMessage[]> {
   if (callIds.length === 0) return []
-  const rows = await db
-    .selectFrom('archived_messages as a')
-    .selectAll()
-    .where('a.tenant_id', '=', tenantId)
-    .where('a.session_id', '=', sessionId)
+  const rows = await readable(db, tenantId, sessionId, opts.retentionDays)
     .where('a.hash', '!=', except)
     .where(sql<boolean>`a.call_ids ?| ${sql.val(callIds.map(encodeText))}::text[]`)
-    .where(withinRetention(opts.retentionDays))
-    .orderBy('a.created_at')
-    .orderBy('a.position')
     .limit(100)
     .execute()
   return rows.map((r) => toArchived(r as unknown as Row, opts.key))

@@ -57,6 +57,13 @@ export const REF_PATTERN = /^[0-9a-hjkmnp-tv-z]{8}$/
 
 const records = new WeakMap<object, ArchiveRecord>()
 
+/** Each tool call's name by its id, for results whose format does not carry it (archiveRecord's `toolNames`). */
+export function toolNamesOf(messages: readonly CanonicalMessage[]): Map<string, string> {
+  const names = new Map<string, string>()
+  for (const m of messages) for (const c of toolCallsOf(m)) names.set(c.id, c.name)
+  return names
+}
+
 /**
  * The archive record of `message`, made once per message object (the engine asks for the
  * reference while masking, the use case for the record afterwards). `toolNames` maps a

@@ -60,13 +60,15 @@ export function makeArchiveIndexer(deps: ArchiveIndexerDeps): ArchiveIndexer {
     return rows.length
   }
 
-  async function indexUpTo(tenantId: string, sessionId: string, most: number, background: boolean): Promise<void> {
+  /** Indexes up to `most` messages; whether some may be left (the cap or a stop came first). */
+  async function indexUpTo(tenantId: string, sessionId: string, most: number, background: boolean): Promise<boolean> {
     let done = 0
     while (done < most && !stopped) {
       const n = await indexBatch(tenantId, sessionId, background)
-      if (n < BATCH_MESSAGES) return
+      if (n < BATCH_MESSAGES) return false
       done += n
     }
+    return true
   }
 
   function schedule(tenantId: string, sessionId: string): void {
@@ -91,8 +93,9 @@ export function makeArchiveIndexer(deps: ArchiveIndexerDeps): ArchiveIndexer {
     schedule,
     async beforeSearch(tenantId, sessionId) {
       await running.get(keyOf(tenantId, sessionId))
-      await indexUpTo(tenantId, sessionId, SEARCH_INDEXES_AT_MOST, false)
-      return countPendingIndex(db, tenantId, sessionId)
+      // Counted only when the cap was reached: an archive indexed to its end has nothing waiting.
+      const more = await indexUpTo(tenantId, sessionId, SEARCH_INDEXES_AT_MOST, false)
+      return more ? countPendingIndex(db, tenantId, sessionId) : 0
     },
     async drain() {
       while (running.size > 0) await Promise.allSettled([...running.values()])

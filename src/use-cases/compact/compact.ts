@@ -21,8 +21,11 @@ export function makeCompact(deps: CompactDeps) {
   return async function compactConversation(caller: Caller, input: CompactRequest): Promise<CompactResponse> {
     const llm = checkedSummarizer(config, deps.summarizers, input)
     const stored = input.sessionId !== undefined && input.dryRun !== true
-    const previousRound = input.sessionId ? await latestRound(db, caller.tenantId, input.sessionId) : undefined
-    const gate = stored ? await archiveGate(db, policy, caller.tenantId) : undefined
+    // Two independent reads: the session's round and the tenant's archive quota.
+    const [previousRound, gate] = await Promise.all([
+      input.sessionId ? latestRound(db, caller.tenantId, input.sessionId) : undefined,
+      stored ? archiveGate(db, policy, caller.tenantId) : undefined,
+    ])
     const task: CompactTaskInput = { request: input, ...(previousRound ? { previousRound } : {}), ...(gate?.open ? { archive: { note: ARCHIVE_NOTE } } : {}) }
     const computed = await deps.compute.run('compact', task, { signal: caller.signal, bytes: caller.bodyBytes, cacheScope: caller.tenantId, ...(llm ? { summarizer: llm } : {}) })
     const { response } = computed

@@ -11,8 +11,8 @@ import type { Config } from '../../config.ts'
 import { compact, CompactionError } from '../../engine/compaction/compact.ts'
 import { LLM_STRATEGY_NAMES, pipelineNeedsLlm, type RegisteredStrategyName as StrategyName } from '../../engine/compaction/strategies/index.ts'
 import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type CompactResult, type Summarizer, type SummarizerClient } from '../../engine/compaction/types.ts'
-import { toolCallsOf, type CanonicalMessage } from '../../engine/messages/canonical.ts'
-import { archiveRecord, type ArchiveRecord } from '../../engine/archive/record.ts'
+import type { CanonicalMessage } from '../../engine/messages/canonical.ts'
+import { archiveRecord, toolNamesOf, type ArchiveRecord } from '../../engine/archive/record.ts'
 import type { MessageCountCache } from '../../engine/tokens/count.ts'
 import { parseConversation, serializeConversation, withSeparateSystem } from '../../engine/messages/index.ts'
 import { ApiError } from '../../errors.ts'
@@ -218,13 +218,6 @@ export async function computeCompaction(
     ...(checkpoint ? { checkpoint } : {}),
     ...(checkpoint && archiving ? { archive: droppedRecords(messages, result.messages, toolNames!) } : {}),
   }
-}
-
-/** Each tool call's name by its id, for results whose format does not carry it. */
-function toolNamesOf(messages: readonly CanonicalMessage[]): Map<string, string> {
-  const names = new Map<string, string>()
-  for (const m of messages) for (const c of toolCallsOf(m)) names.set(c.id, c.name)
-  return names
 }
 
 /**

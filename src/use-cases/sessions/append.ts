@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto'
 import type { z } from 'zod'
 import type { Transaction } from 'kysely'
 import type { Database } from '../../db/schema.ts'
-import { archiveRecord } from '../../engine/archive/record.ts'
-import { parseConversation, toolCallsOf, type CanonicalMessage } from '../../engine/messages/index.ts'
+import { archiveRecord, toolNamesOf } from '../../engine/archive/record.ts'
+import { parseConversation, type CanonicalMessage } from '../../engine/messages/index.ts'
 import type { ArchiveIndexer } from '../archive/indexer.ts'
 import { archiveGate, archiveInTransaction, archivePolicy, type ArchiveReport } from '../archive/policy.ts'
 import { planWindowEviction, sessionExchanges } from '../../engine/sessions/index.ts'
@@ -169,8 +169,7 @@ export function makeAppendMessages(deps: AppendDeps) {
   async function archiveEvicted(trx: Transaction<Database>, tenantId: string, sessionId: string, messages: readonly CanonicalMessage[], rows: readonly StoredMessage[]): Promise<ArchiveReport> {
     const gate = await archiveGate(trx, policy, tenantId)
     if (!gate.open) return gate.report
-    const names = new Map<string, string>()
-    for (const m of messages) for (const c of toolCallsOf(m)) names.set(c.id, c.name)
+    const names = toolNamesOf(messages)
     const records = messages.map((m, i) => ({ ...archiveRecord(m, names), position: rows[i]!.seq }))
     return archiveInTransaction(trx, policy, { tenantId, sessionId, checkpointNum: null, source: 'session' }, records)
   }
