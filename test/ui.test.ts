@@ -364,19 +364,23 @@ t.test('the dashboard in chromium', { skip: SKIP }, async (t) => {
   })
 
   await t.test("the archive: a compacted session's page searches what compaction dropped, and a hit or a [ref …] opens the original", async (t) => {
-    // An agent running tests; one passing run printed a fact that only its (dropped) output holds.
+    // An agent running each area's suite under the user's rules for it; one passing run printed a
+    // fact that only its (dropped) output holds. The rules make a summary large enough that the
+    // references' 3% share (REFERENCE_SHARE) holds the note and a ref; t4's is the one long output.
     const FACT = 'cache keys are derived from the zanzibar mirror region'
     const outputOf = (i: number) =>
-      i === 4 ? `PASS test/t4.test.ts\n${'  ok - step passes\n'.repeat(30)}  # note: ${FACT}\n${'  ok - cleanup passes\n'.repeat(30)}` : `PASS test/t${i}.test.ts\n${'  ok - step passes\n'.repeat(40)}`
+      i === 4 ? `PASS test/t4.test.ts\n${'  ok - step passes\n'.repeat(30)}  # note: ${FACT}\n${'  ok - cleanup passes\n'.repeat(30)}` : `PASS test/t${i}.test.ts\n${'  ok - step passes\n'.repeat(8)}`
+    const AREAS = ['parser', 'bundler', 'linker', 'cache', 'manifest', 'uploader', 'signer', 'notifier', 'scheduler', 'reporter', 'fetcher', 'differ', 'planner', 'archiver', 'indexer', 'mailer']
     const conversation: Record<string, unknown>[] = [{ role: 'system', content: 'You are a coding agent.' }, { role: 'user', content: 'Find why the nightly build fails and fix it.' }]
-    for (let i = 0; i < 10; i++) {
+    for (const [i, area] of AREAS.entries()) {
       conversation.push(
+        { role: 'user', content: `About the ${area}: keep its public API exactly as it is, do not touch its configuration files, write any new helper beside it in src/${area}/, and keep every log message of the ${area} in English with the step number first. Tell me before changing anything it exports, and run its suite (test/t${i}.test.ts) after each change.` },
         { role: 'assistant', content: null, tool_calls: [{ id: `b${i}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: `npm test -- test/t${i}.test.ts` }) } }] },
         { role: 'tool', tool_call_id: `b${i}`, content: outputOf(i) },
       )
     }
     conversation.push({ role: 'assistant', content: 'Done running.' }, { role: 'user', content: 'Now fix it.' })
-    const compacted = (await ok({ method: 'POST', url: '/compact', payload: { messages: conversation, targetTokens: 1200, keepRecent: 2, sessionId: 'ui-archive' } })).json()
+    const compacted = (await ok({ method: 'POST', url: '/compact', payload: { messages: conversation, targetTokens: 2000, keepRecent: 2, sessionId: 'ui-archive' } })).json()
     t.equal(compacted.archive?.status, 'archived', 'the dropped messages are archived')
     t.notMatch(compacted.summary.text, /zanzibar/, 'the fact is not in the summary')
     const ref = /npm test -- test\/t4\.test\.ts \[ref ([0-9a-z]{8})\]/.exec(compacted.summary.text)?.[1]
