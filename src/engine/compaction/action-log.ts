@@ -11,6 +11,7 @@ import { classifyForLog } from '../facts/events.ts'
 import { importanceOfDigest, IMPORTANCE } from '../facts/importance.ts'
 import { clipKeepingPaths, COMMAND_HEAD } from '../facts/text.ts'
 import { refMark } from './transforms/mask.ts'
+import { DELIVERABLE_HEADING } from '../facts/deliverable.ts'
 import { digestToolCall, extractErrorLine, stripHeredocBodies, type ToolDigest } from '../facts/tools.ts'
 
 /** Characters kept of an agent's end-of-turn report. */
@@ -56,7 +57,7 @@ export function segmentLogLines(
   for (const event of classifyForLog(messages)) {
     if (event.kind === 'instruction') add(`- user: "${clipKeepingPaths(event.text, 400)}"`, IMPORTANCE.instruction)
     else if (event.kind === 'conclusion') add(`- note: ${clipKeepingPaths(event.text, 200)}`, event.priority)
-    else if (event.kind === 'report') add(`- agent reported: ${clipKeepingPaths(event.text.replace(/\|[-: |]+\|/g, ' '), REPORT_CHARS)}`, IMPORTANCE.report)
+    else if (event.kind === 'report') add(`${REPORT_PREFIX}${clipKeepingPaths(event.text.replace(/\|[-: |]+\|/g, ' '), REPORT_CHARS)}`, IMPORTANCE.report)
     else if (event.kind === 'text-command') {
       const d = digestToolCall('bash', JSON.stringify({ command: event.command }), event.output, false, opts.preserveErrorDetails)
       add(`- ${logLineOf(d)}`, importanceOfDigest(d))
@@ -127,6 +128,8 @@ function printedError(d: ToolDigest, output: string | undefined): string {
  * say the same thing twice and crowd out other lines.
  */
 export function overflowAlreadyLogged(line: string, logged: string): boolean {
+  // A rejected attempt ties a change to the run that rejected it: the log has each alone, never the tie.
+  if (line.startsWith('- Rejected: ')) return false
   const core = /`([^`]+)`|"([^"]+)"/.exec(line)
   // A whole quoted instruction, however short ("pr까지", "raddit"), matches its log line `user: "…"` exactly.
   if (core?.[2] !== undefined && !core[2].includes('…') && logged.includes(`"${core[2]}"`)) return true
@@ -171,10 +174,28 @@ export function fileRowsOf(summaryText: string): string {
   return summaryText.slice(at, end < 0 ? undefined : end)
 }
 
-/** Whether a log line only repeats what the summary's sections say: an instruction they quote whole, a file creation they list. */
+const REPORT_PREFIX = '- agent reported: '
+/** Text compared without markdown marks, case or spacing (the log flattens tables and lines). */
+const plain = (s: string) => s.replace(/[*`#|_>]/g, '').replace(/\s+/g, ' ').trim().toLowerCase()
+
+/**
+ * Whether a log line is the agent's report that the summary's deliverable section holds
+ * (whole or in its structured form, which keeps its opening): the section is the fuller
+ * copy, and the line would say its first 500 characters again.
+ */
+export function repeatsDeliverable(line: string, summaryText: string): boolean {
+  if (!line.startsWith(REPORT_PREFIX)) return false
+  const at = summaryText.indexOf(DELIVERABLE_HEADING)
+  if (at < 0) return false
+  const end = summaryText.indexOf('\n### ', at + DELIVERABLE_HEADING.length)
+  const head = plain(line.slice(REPORT_PREFIX.length)).slice(0, 60)
+  return head.length >= 30 && plain(summaryText.slice(at, end < 0 ? undefined : end)).includes(head)
+}
+
+/** Whether a log line only repeats what the summary's sections say: an instruction they quote whole, a file creation they list, the deliverable they hold. */
 export function repeatsSummary(summaryText: string): (line: LogLine) => boolean {
   const listed = listedFiles(fileRowsOf(summaryText))
-  return (line) => repeatsQuotedInstruction(line.text, summaryText) || repeatsListedCreation(line, listed)
+  return (line) => repeatsQuotedInstruction(line.text, summaryText) || repeatsListedCreation(line, listed) || repeatsDeliverable(line.text, summaryText)
 }
 
 /** Lines of the action log an earlier compactd round left in its summary message. */

@@ -22,6 +22,10 @@ import { planFromToolCall, type PlanItem } from './plan-tools.ts'
 import { conclusionsOf } from './reasoning.ts'
 import { ArtifactTracker, foldFileFates, type FileChange, type FileFate } from './artifacts.ts'
 import { commandIdentity, isTestCommand } from './text.ts'
+import { RepoStateReader, type RepoState } from './repo-state.ts'
+import { rejectedAttempts, type RejectedAttempt } from './attempts.ts'
+import { turnReports, type TurnReport } from './deliverable.ts'
+import { requestTrail, type RequestTrail } from './requests.ts'
 
 export interface FailureFact {
   position: number
@@ -65,6 +69,14 @@ export interface HandoverFacts {
   currentWork?: string
   /** Digests of every tool call, in order (the action log and masking read these). */
   tools: { position: number; digest: ToolDigest }[]
+  /** Commits, pushes, branches and pull requests, from git's own output (repo-state.ts). */
+  repo?: RepoState
+  /** Changes given up after a failing run or undone, with the evidence (attempts.ts). */
+  attempts?: RejectedAttempt[]
+  /** Long replies that ended the agent's turn: where the deliverable of a review or research request is (deliverable.ts). */
+  reports?: TurnReport[]
+  /** The range's user requests with their outcomes, and the one in progress (requests.ts). */
+  requests?: RequestTrail
 }
 
 const MAX_CONCLUSIONS = { rootCauses: 8, decisions: 16, abandoned: 10 }
@@ -95,6 +107,7 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
   const changes: (FileChange & { index: number })[] = []
   const commands = new Map<string, CommandFact>()
   const intents: { position: number; text: string }[] = []
+  const repo = new RepoStateReader()
   let lastAssistant: string | undefined
 
   const recordRun = (position: number, source: string, d: ToolDigest, isCommand: boolean) => {
@@ -154,6 +167,7 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
         if (plan) facts.plan = plan
         const isCommand = d.kind === 'shell'
         recordRun(e.position, isCommand ? (d.target ?? args) : `${d.tool} ${d.target ?? ''}`, d, isCommand)
+        repo.see(e.position, d.tool, isCommand ? (d.target ?? args) : args, r?.text ?? '', d.status === 'error')
         break
       }
       case 'text-command': {
@@ -161,6 +175,7 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
         facts.tools.push({ position: e.position, digest: d })
         for (const c of d.changes) changes.push({ ...c, index: e.position })
         recordRun(e.position, e.command, d, true)
+        repo.see(e.position, 'bash', e.command, e.output, d.status === 'error')
         break
       }
       default:
@@ -169,6 +184,10 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
   }
   facts.files = foldFileFates(changes)
   facts.commands = [...commands.values()]
+  facts.repo = repo.state()
+  facts.attempts = rejectedAttempts(facts.tools, events, facts.files)
+  facts.reports = turnReports(events, facts.tools)
+  facts.requests = requestTrail(events, facts.tools, isStandingConstraint)
   facts.nextStep = nextStep(intents, facts, opts.later ?? [])
   facts.currentWork = currentWork(facts, lastAssistant)
   return facts
@@ -202,6 +221,9 @@ export function isStandingConstraint(text: string): boolean {
 function currentWork(facts: HandoverFacts, lastAssistant: string | undefined): string | undefined {
   const inProgress = facts.plan?.find((p) => p.status === 'in_progress')
   if (inProgress) return inProgress.text
+  // The latest work request, not a question asked since nor an approval ("ok, start").
+  const work = facts.requests?.inProgress
+  if (work) return facts.requests!.approvedProposal ? `${facts.requests!.approvedProposal} (the agent's proposal, approved; asked: ${work.text})` : work.text
   // A standing constraint ("Do not change the public API.") is not what the agent is doing.
   const lastTask = [...facts.instructions].reverse().find((i) => !isStandingConstraint(i.text))
   if (lastTask) return lastTask.text

@@ -17,11 +17,30 @@ export const IMPORTANCE = {
   /** The current state's last file change and last command, just below what is being worked on. */
   lastChange: 84,
   lastCommand: 83,
+  /**
+   * The agent's answer to a review, analysis or research request (deliverable.ts): the work
+   * product itself, kept before the failures and files (its room is capped by a share of
+   * the summary, so it cannot crowd them out).
+   */
+  deliverable: 81,
   failure: 80,
   change: 78,
+  /**
+   * Where the repository stands (repo-state.ts): commits with their hash, pushes, pull
+   * requests and the branch checked out, just below the files changed (they say what was
+   * published of those changes); its details (a fast-forward, the last diff, status or log
+   * read) rank with the error details below.
+   */
+  repoState: 76,
+  repoDetail: 50,
   resolvedFailure: 74,
   rootCause: 75,
   pending: 72,
+  /**
+   * A change given up after a failing run or undone, with that evidence (attempts.ts): what
+   * the next agent must not try again, just below the pending work.
+   */
+  rejectedAttempt: 71,
   /** The agent's stated next step: just above the pending plan items. */
   nextStep: 73,
   /** Plan items already completed: context for the pending ones, ranked with decisions. */
@@ -42,6 +61,11 @@ export const IMPORTANCE = {
   earlierDone: 60,
   earlierActionLog: 60,
   decision: 66,
+  /**
+   * A request before the one in progress, with its outcome (requests.ts), when the first
+   * message did not set the work: just above the decisions.
+   */
+  requestOutcome: 67,
   report: 79,
   abandoned: 62,
   errorDetail: 55,

@@ -18,10 +18,12 @@ export interface EarlierSections {
   pending: string[]
   actions: string[]
   other: { title: string; body: string }[]
+  /** The agent's answer a compactd summary kept whole (its deliverable section), to keep again. */
+  answer?: string
 }
 
 export type ListField = 'requests' | 'errors' | 'decisions' | 'knowledge' | 'state' | 'pending' | 'actions'
-export type Field = 'task' | 'files' | ListField
+export type Field = 'task' | 'files' | 'answer' | ListField
 
 export function emptySections(): EarlierSections {
   return { requests: [], files: [], errors: [], decisions: [], knowledge: [], state: [], pending: [], actions: [], other: [] }
@@ -45,6 +47,9 @@ export function normaliseHeading(title: string): string {
  * Undefined for titles that say nothing about their content ("Analysis", "Summary").
  */
 const TITLE_FIELDS: [RegExp, Field][] = [
+  // compactd's own sections whose words would match a later rule: the deliverable, and the repository's state (facts, not "current state").
+  [/agent'?s answer|\bdeliverable\b/, 'answer'],
+  [/\brepo(?:sitory)? state\b/, 'knowledge'],
   [/earlier actions|action log|recent actions|\bactions?\b|commands? run|completed|\bdone\b|accomplish|early progress|work log|history|changes made|what was done/, 'actions'],
   [/pending|next steps?|\btodo|to-?do|remain|follow.?ups?|current plan|^plan\b|outstanding|open (items|questions)/, 'pending'],
   [/problem solving|decision|rationale|approach|trade.?offs?/, 'decisions'],
@@ -209,6 +214,10 @@ export function addItems(sections: EarlierSections, field: Field | 'other', titl
   if (items.length === 0) return
   if (field === 'other') {
     sections.other.push({ title, body: items.join('\n') })
+    return
+  }
+  if (field === 'answer') {
+    sections.answer = [sections.answer, items.join('\n')].filter(Boolean).join('\n')
     return
   }
   if (field === 'task') {

@@ -2,7 +2,8 @@
  * action-log.ts: which log lines only repeat what the summary's sections already say.
  */
 import t from 'tap'
-import { fileRowsOf, listedFiles, repeatsListedCreation, type LogLine } from '../../../src/engine/compaction/action-log.ts'
+import { fileRowsOf, listedFiles, overflowAlreadyLogged, repeatsDeliverable, repeatsListedCreation, type LogLine } from '../../../src/engine/compaction/action-log.ts'
+import { DELIVERABLE_HEADING } from '../../../src/engine/facts/deliverable.ts'
 
 const line = (created?: string[]): LogLine => ({ text: '- bash cat > x << EOF', priority: 50, tokens: 8, key: '0:0', ...(created ? { created } : {}) })
 
@@ -37,4 +38,18 @@ t.test('repeatsListedCreation: a creation the table lists, by path or in a group
   t.notOk(repeatsListedCreation(line(['lib/app/c.ts']), rows), 'the same name in another folder: kept')
   t.notOk(repeatsListedCreation(line(['widgets.py']), rows), 'a bare name matching a row only by its end: kept')
   t.notOk(repeatsListedCreation(line(), rows), 'not a creation-only line')
+})
+
+t.test('repeatsDeliverable: the clipped report line of the answer the summary holds, and only that', async (t) => {
+  const withAnswer = ['### Original Task', 'Review it.', '', DELIVERABLE_HEADING, 'Asked: "Review it."', '> ## Review: retry and backoff', '> **Verdict:** not safe to ship yet: two high-severity issues.', '> | 1 | High | `withRetry` | retries POST |', '', '### Completed Work'].join('\n')
+  t.ok(repeatsDeliverable('- agent reported: ## Review: retry and backoff **Verdict:** not safe to ship yet: two high-severity issues. 1 | High | `withRetry`…', withAnswer))
+  t.notOk(repeatsDeliverable('- agent reported: ## Done — PR #47 opened and reviewed by the architect agent, fixes applied', withAnswer), 'another report')
+  t.notOk(repeatsDeliverable('- agent reported: ## Review: retry and backoff **Verdict:** not safe to ship yet', summary), 'no answer section')
+  t.notOk(repeatsDeliverable('- bash git log', withAnswer), 'not a report')
+})
+
+t.test('overflowAlreadyLogged: a rejected attempt is never "already logged" by the pieces it ties together', async (t) => {
+  const logged = '- Edit src/a.py (replaced `return round(total, 2)` with `x`)\n- Bash pytest → exit 1: FAILED test_tax'
+  t.notOk(overflowAlreadyLogged('- Rejected: src/a.py — `return round(total, 2)` → `x`; then `pytest` failed: FAILED test_tax; undone by `git checkout`', logged))
+  t.ok(overflowAlreadyLogged('- `python -m pytest tests` → exit 1: FAILED test_tax', '- Bash python -m pytest tests → exit 1'), 'other lines as before')
 })

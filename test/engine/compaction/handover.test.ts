@@ -239,7 +239,8 @@ t.test('an edit the agent undid is reported as undone, never as the last change'
   m.push(...filler(6))
   for (const format of ['openai', 'anthropic', 'ai-sdk'] as const) {
     const s = summaryText(await run(m, 1500, format))
-    t.match(s, /\| \/repo\/src\/cache\.ts \| edited, then undone \|/, `${format}: the undone edit is marked`)
+    // As a Completed Work row, or as the rejected attempt that says why (issue 22).
+    t.match(s, /\| \/repo\/src\/cache\.ts \| edited, then undone \||- Rejected: \/repo\/src\/cache\.ts — .*; undone; reason given: Lowering the TTL made the test flaky/, `${format}: the undone edit is marked`)
     t.match(s, /Last change: \/repo\/src\/evict\.ts/, `${format}: the last change is the one that stayed`)
   }
 })

@@ -8,6 +8,7 @@ import {
   ArtifactTracker,
   changesOfCall,
   foldFileFates,
+  isBackupOf,
   isScratchPath,
   normalizePath,
   parseApplyPatch,
@@ -284,4 +285,27 @@ t.test('foldFileFates: an edit undone by the reverse replacement is no net chang
   // Undone, then changed again in another way: the file did change.
   const again = foldFileFates([edit('/r/x.py', 'a = 1', 'a = 2', 1), edit('/r/x.py', 'a = 2', 'a = 1', 2), edit('/r/x.py', 'b = 1', 'b = 3', 3)])
   t.notOk(again[0]!.reverted)
+})
+
+t.test('foldFileFates: a `git checkout`/`git restore` of the file, or a copy back from its backup, undoes the edits before it', async (t) => {
+  const edit = (path: string, from: string, to: string, index: number) => ({ ...changesOfCall({ tool: 'Edit', args: { file_path: path, old_string: from, new_string: to } }).changes[0]!, index })
+  const shell = (command: string, index: number) => changesOfCall({ tool: 'bash', args: { command } }).changes.map((c) => ({ ...c, index }))
+  const checkedOut = foldFileFates([edit('src/a.py', 'x = 1', 'x = 2', 1), ...shell('git checkout -- src/a.py', 2)])[0]!
+  t.match(checkedOut, { reverted: true, added: 0, removed: 0, notes: ['replaced `x = 1` with `x = 2`, then undone by `git checkout` (no net change)'] })
+  t.match(foldFileFates([edit('src/a.py', 'x = 1', 'x = 2', 1), ...shell('git restore src/a.py', 2)])[0], { reverted: true })
+  t.match(foldFileFates([edit('src/a.py', 'x = 1', 'x = 2', 1), ...shell('git checkout src/a.py', 2)])[0], { reverted: true }, 'without `--`, a file name is a file')
+  t.same(shell('git checkout main', 1), [], 'a branch is not a file')
+
+  // Undone, then fixed another way: the row says only what stands.
+  const redone = foldFileFates([edit('src/a.py', 'x = 1', 'x = 2', 1), ...shell('git checkout -- src/a.py', 2), edit('src/a.py', 'y = 1', 'y = 3', 3)])[0]!
+  t.notOk(redone.reverted)
+  t.same(redone.notes, ['replaced `y = 1` with `y = 3`'], "the undone edit's note is gone")
+
+  // A backup made before the first edit: copying it back undoes the edits.
+  const restored = foldFileFates([...shell('cp src/b.py src/b.py.orig', 1), edit('src/b.py', 'a', 'b', 2), ...shell('cp src/b.py.orig src/b.py', 3)]).find((f) => f.path === 'src/b.py')!
+  t.match(restored, { reverted: true, notes: [/then undone by a copy of b\.py\.orig \(no net change\)/] })
+  // A backup made after an edit keeps that edit.
+  const partial = foldFileFates([edit('src/c.py', 'a', 'b', 1), ...shell('cp src/c.py src/c.py.bak', 2), edit('src/c.py', 'c', 'd', 3), ...shell('cp src/c.py.bak src/c.py', 4)]).find((f) => f.path === 'src/c.py')!
+  t.notOk(partial.reverted, 'the first edit stands')
+  t.ok(isBackupOf('x/a.py.bak', 'a.py') && isBackupOf('a.py~', 'a.py') && !isBackupOf('a.pyc', 'a.py') && !isBackupOf('b.py.bak', 'a.py'))
 })

@@ -8,22 +8,29 @@
  */
 import { openStepText, planStep, type EarlierSummary } from '../../facts/earlier-summary.ts'
 import { isNetChange, type FileFate } from '../../facts/artifacts.ts'
-import type { HandoverFacts } from '../../facts/handover.ts'
+import { isStandingConstraint, type HandoverFacts } from '../../facts/handover.ts'
 import { IMPORTANCE } from '../../facts/importance.ts'
 import { isProjectFile } from '../../facts/project-files.ts'
 import { clip, clipKeepingPaths, COMMAND_HEAD } from '../../facts/text.ts'
 import { stripHeredocBodies } from '../../facts/tools.ts'
 import { taskText } from '../../facts/classify.ts'
+import { repoStateLines } from '../../facts/repo-state.ts'
+import { attemptLines } from '../../facts/attempts.ts'
+import { deliverableItem, estimateTokens } from './deliverable-render.ts'
+import { DELIVERABLE_HEADING } from '../../facts/deliverable.ts'
+import { laterTaskLines } from './task-render.ts'
 import { summaryHeader } from '../summary-format.ts'
 
-export type Section = 'task' | 'instructions' | 'files' | 'errors' | 'decisions' | 'state' | 'pending' | 'context' | 'commands'
+export type Section = 'task' | 'instructions' | 'answer' | 'files' | 'repo' | 'errors' | 'decisions' | 'state' | 'pending' | 'context' | 'commands'
 
-export const SECTION_ORDER: Section[] = ['task', 'instructions', 'files', 'errors', 'decisions', 'state', 'pending', 'context', 'commands']
+export const SECTION_ORDER: Section[] = ['task', 'instructions', 'answer', 'files', 'repo', 'errors', 'decisions', 'state', 'pending', 'context', 'commands']
 
 export const SECTION_HEADINGS: Record<Section, string> = {
   task: '### Original Task',
   instructions: '### User Instructions (verbatim, oldest first)',
+  answer: DELIVERABLE_HEADING,
   files: '### Completed Work\n| File | Fate | What changed |\n|---|---|---|',
+  repo: '### Repository State',
   errors: '### Errors & Resolutions',
   decisions: '### Key Technical Decisions',
   state: '### Current State',
@@ -90,29 +97,44 @@ function fileRows(files: readonly FileFate[], noteMax: number): { text: string; 
   return rows
 }
 
-/** Items of the handover, before any budget applies. */
-export function handoverItems(facts: HandoverFacts, originalTask: string, budget: number, preserveErrorDetails: boolean): Item[] {
+/** Items of the handover, before any budget applies. `count` measures text as sent (an estimate without it). */
+export function handoverItems(facts: HandoverFacts, originalTask: string, budget: number, preserveErrorDetails: boolean, count: (s: string) => number = estimateTokens): Item[] {
   const c = clips(budget)
   const items: Item[] = []
   let seq = 0
   const add = (section: Section, text: string, priority: number) => items.push({ section, text, priority, seq: seq++ })
   const earlier = facts.earlier
 
+  let later: ReturnType<typeof laterTaskLines>
   const earlierTask = earlier.find((e) => e.sections.task)?.sections.task
   if (earlierTask?.trim()) add('task', earlierTask.length > c.task ? clip(earlierTask, c.task) : earlierTask.trim(), IMPORTANCE.task)
   else if (originalTask.trim()) {
+    // A first message that only asked a question: the work set later leads (task-render.ts).
+    later = laterTaskLines(facts, originalTask, isStandingConstraint, { task: c.task, outcome: c.sentence })
+    for (const line of later?.lines ?? []) add('task', line.text, line.priority)
     // The original task is kept verbatim above the summary: a gist is enough here.
     const gist = taskText(originalTask).trim()
-    add('task', gist.length > TASK_GIST_CHARS ? `${clipKeepingPaths(gist, TASK_GIST_CHARS)} (full text: the first user message, kept above)` : gist, IMPORTANCE.task)
+    if (!later) add('task', gist.length > TASK_GIST_CHARS ? `${clipKeepingPaths(gist, TASK_GIST_CHARS)} (full text: the first user message, kept above)` : gist, IMPORTANCE.task)
   }
 
   for (const e of earlier) for (const r of e.sections.requests) add('instructions', `- ${clip(r, c.instruction)} (earlier)`, IMPORTANCE.earlierRequest)
-  for (const r of facts.instructions) add('instructions', `- "${clipKeepingPaths(r.text, c.instruction)}"`, IMPORTANCE.instruction)
+  // The request in progress, quoted whole as the task, is not quoted again; those before it say what came of them.
+  for (const r of facts.instructions) {
+    if (r.position === later?.quotedWhole) continue
+    const outcome = later?.outcomes.get(r.position)
+    add('instructions', `- "${clipKeepingPaths(r.text, c.instruction)}"${outcome ? ` → ${outcome}` : ''}`, IMPORTANCE.instruction)
+  }
+
+  const answer = deliverableItem(facts, originalTask, budget, count)
+  if (answer) add('answer', answer.text, answer.priority)
 
   for (const e of earlier) for (const f of e.sections.files) add('files', `| ${cell(f.path)} | earlier | ${cell(clipKeepingPaths(f.note, c.note))} |`, IMPORTANCE.earlierState)
   // Ordered by last touch: among equal ranks, the file worked on last is taken first.
-  const byLastTouch = [...facts.files].sort((a, b) => a.lastIndex - b.lastIndex)
+  // A file whose edits were undone and whose attempt a Rejected line tells (with its evidence) needs no row too.
+  const told = new Set((facts.attempts ?? []).map((a) => a.path))
+  const byLastTouch = facts.files.filter((f) => !(f.reverted && told.has(f.path))).sort((a, b) => a.lastIndex - b.lastIndex)
   for (const row of fileRows(byLastTouch, c.note)) add('files', row.text, row.priority)
+  if (facts.repo) for (const line of repoStateLines(facts.repo)) add('repo', line.text, line.headline ? IMPORTANCE.repoState : IMPORTANCE.repoDetail)
 
   for (const e of earlier) for (const x of e.sections.errors) add('errors', `- ${clip(x, c.sentence)} (earlier)`, IMPORTANCE.earlierState)
   for (const f of facts.failures) {
@@ -129,9 +151,13 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
   for (const s of facts.rootCauses) add('decisions', `- Root cause: ${clipKeepingPaths(s, c.sentence)}`, IMPORTANCE.rootCause)
   for (const e of earlier) for (const d of e.sections.decisions) add('decisions', `- ${clip(d, c.sentence)} (earlier)`, IMPORTANCE.earlierState)
   for (const s of facts.decisions) add('decisions', `- ${clipKeepingPaths(s, c.sentence)}`, IMPORTANCE.decision)
-  for (const s of facts.abandoned) add('decisions', `- Tried and abandoned: ${clipKeepingPaths(s, c.sentence)}`, IMPORTANCE.abandoned)
+  for (const line of attemptLines(facts.attempts ?? [])) add('decisions', line, IMPORTANCE.rejectedAttempt)
+  const givenReasons = new Set((facts.attempts ?? []).map((a) => a.reason))
+  for (const s of facts.abandoned) if (!givenReasons.has(s)) add('decisions', `- Tried and abandoned: ${clipKeepingPaths(s, c.sentence)}`, IMPORTANCE.abandoned)
 
-  if (facts.currentWork) add('state', `- Working on: ${clipKeepingPaths(facts.currentWork, c.sentence)}`, IMPORTANCE.state)
+  // Said already when the task section leads with the request in progress.
+  const workLeads = later?.quotedWhole !== undefined && facts.currentWork === facts.requests?.inProgress?.text
+  if (facts.currentWork && !workLeads) add('state', `- Working on: ${clipKeepingPaths(facts.currentWork, c.sentence)}`, IMPORTANCE.state)
   const changedFiles = facts.files.filter(isNetChange).sort((a, b) => a.lastIndex - b.lastIndex)
   const lastChange = changedFiles.filter(isProjectFile).at(-1) ?? changedFiles.at(-1)
   if (lastChange) add('state', `- Last change: ${lastChange.path} (${fateCell(lastChange)})`, IMPORTANCE.lastChange)
@@ -234,7 +260,8 @@ export function asLogLine(item: Item): string | undefined {
     const cells = row[1]!.split(/(?<!\\)\|/).map((c) => c.trim()).filter(Boolean)
     return `- ${cells[0]}: ${cells.slice(1).join(' — ')}`
   }
-  if (item.section === 'task' || item.text.endsWith(':')) return undefined
+  // The deliverable's own line is in the log already ("agent reported"), clipped.
+  if (item.section === 'task' || item.section === 'answer' || item.text.endsWith(':')) return undefined
   return item.text.startsWith('- ') ? item.text : `- ${item.text}`
 }
 

@@ -30,7 +30,7 @@ export function keyFactsOf(facts: HandoverFacts, originalTask: string): KeyFacts
 
 export function rulesSummarize(req: SummaryRequest): SummaryResult {
   const count = (s: string) => Math.ceil(req.counter.text(s) * req.counter.margin)
-  const items = handoverItems(req.facts, req.originalTask, req.budgetTokens, req.preserveErrorDetails)
+  const items = handoverItems(req.facts, req.originalTask, req.budgetTokens, req.preserveErrorDetails, count)
   const left: Item[] = []
   const text = renderItems(items, { round: req.round, budget: req.budgetTokens, footer: earlierFooter(req.facts.earlier, req.round), count, left })
   // What did not fit competes for the action log's room, by the same importance.

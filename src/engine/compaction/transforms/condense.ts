@@ -10,6 +10,7 @@ import type { FormatAdapter } from '../../messages/adapter.ts'
 import { toolCallsOf, type CanonicalMessage } from '../../messages/canonical.ts'
 import type { TokenCounter } from '../../tokens/count.ts'
 import { isKeySentence } from '../../facts/reasoning.ts'
+import { fitDeliverable, isAnswerMessage } from '../../facts/deliverable.ts'
 import { splitSentences } from '../../facts/text.ts'
 import { clip, parseArgs, stripHeredocBodies } from '../../facts/tools.ts'
 import { MASK_PREFIX, maskRange, type MaskOptions } from './mask.ts'
@@ -20,6 +21,12 @@ const INPUT_TOKENS_KEPT = 60
 /** Assistant prose above this many tokens is condensed. */
 const PROSE_TOKENS_KEPT = 60
 const PROSE_CHARS = 320
+/**
+ * An answer to a review, analysis or research request (facts/deliverable.ts) keeps this
+ * much, whole or in its structured form: it is the work product, and a first sentence of it
+ * says nothing of its findings.
+ */
+const ANSWER_TOKENS_KEPT = 600
 const VALUE_CHARS = 160
 
 function condenseArgs(argsText: string): string {
@@ -70,7 +77,7 @@ export function condenseRange(
   exempt: ReadonlySet<string>,
 ): CanonicalMessage[] {
   const masked = maskRange(all, from, to, adapter, counter, opts, exempt).messages
-  return masked.map((m) => {
+  return masked.map((m, k) => {
     if (m.role !== 'assistant') return m
     let out = m
     for (const c of toolCallsOf(out)) {
@@ -79,7 +86,11 @@ export function condenseRange(
       out = adapter.withToolCallArgs(out, c.id, condenseArgs(c.argsText))
     }
     const text = out.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('\n')
-    if (text && !text.endsWith('[condensed]') && counter.text(text) > PROSE_TOKENS_KEPT) out = adapter.withText(out, condenseProse(text))
+    if (text && !text.endsWith('[condensed]') && counter.text(text) > PROSE_TOKENS_KEPT) {
+      if (isAnswerMessage(all, from + k)) {
+        if (counter.text(text) > ANSWER_TOKENS_KEPT) out = adapter.withText(out, `${fitDeliverable(text, ANSWER_TOKENS_KEPT, (s) => counter.text(s))} [condensed]`)
+      } else out = adapter.withText(out, condenseProse(text))
+    }
     return out
   })
 }

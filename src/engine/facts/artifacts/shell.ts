@@ -161,7 +161,8 @@ export function analyzeShell(command: string, scripts?: ScriptMemory, depth = 0,
       }
     } else if (git === 'checkout' || git === 'restore') {
       const dd = args.indexOf('--')
-      const files = git === 'checkout' ? (dd >= 0 ? args.slice(dd + 1) : []) : operands(args.slice(1), /^(?:-s|--source)$/)
+      // Without `--`, `git checkout` restores the operands that are file names (`a/b.py`), not branches (`main`, `feat/x`).
+      const files = git === 'checkout' ? (dd >= 0 ? args.slice(dd + 1) : args.slice(1).filter((a) => !a.startsWith('-') && /\.[A-Za-z]\w{0,9}$/.test(a))) : operands(args.slice(1), /^(?:-s|--source)$/)
       if (!args.includes('--staged') || args.includes('--worktree')) for (const f of files) if (isPathLike(f)) add({ path: normalizePath(f), op: 'edit', note: `reverted by \`git ${git}\`` })
     } else if (git === 'apply' || cmd === 'patch') {
       const patchFile = operands(git ? args.slice(1) : args, /^(?:-p|-d|--directory|-i|--input)$/).find(isFileArg) ?? st.redirects.find((r) => r.op === '<')?.target

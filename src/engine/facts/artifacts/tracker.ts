@@ -140,13 +140,48 @@ export interface FileFate {
 /** Whether the session left the file changed: written, edited, deleted or renamed, and not undone. */
 export const isNetChange = (f: FileFate): boolean => f.fate !== 'read' && !f.reverted
 
+/** A backup copy's name: the file's own name with a backup suffix (`a.py.bak`, `a.py.orig`, `a.py~`). */
+export function isBackupOf(backup: string, path: string): boolean {
+  const b = basename(backup)
+  const name = basename(path)
+  return b.startsWith(`${name}.`) || b === `${name}~` ? /(?:\.(?:bak\d*|backup|orig|original|old|save|sav|prev)|~)$/i.test(b) : false
+}
+
+/**
+ * How a change put a file back to an earlier text, if it did: a `git checkout`/`git
+ * restore` of it, or a copy from a backup of it made before the session first changed it
+ * (or before this range: a backup made after some edits keeps those).
+ */
+export function restoredBy(c: FileChange, path: string, firstChange: number | undefined, backups: ReadonlyMap<string, number>): string | undefined {
+  if (c.op === 'edit') return /^reverted by (`git \w+`)/.exec(c.note ?? '')?.[1]
+  const copied = c.op === 'create' ? /^copied from (.+)$/.exec(c.note ?? '') : null
+  if (!copied || !isBackupOf(copied[1]!, path)) return undefined
+  const madeAt = backups.get(copied[1]!)
+  return madeAt === undefined || firstChange === undefined || madeAt <= firstChange ? `a copy of ${basename(copied[1]!)}` : undefined
+}
+
 export function foldFileFates(changes: readonly (FileChange & { index?: number })[]): FileFate[] {
   const files = new Map<string, FileFate & { preexisting: boolean; order: number }>()
-  // Per file: exact replacements not undone yet, how many were undone, and whether anything else changed it.
-  const undo = new Map<FileFate, { open: { old: string; new: string }[]; undone: number; other: boolean }>()
-  const track = (f: FileFate, c: FileChange) => {
+  // Per file: exact replacements not undone yet, how many were undone, whether anything else changed it,
+  // and the `git checkout`/`git restore` that put it back.
+  const undo = new Map<FileFate, { open: { old: string; new: string }[]; undone: number; other: boolean; restoredBy?: string; firstChange?: number; undoneNotes?: string[] }>()
+  const track = (f: FileFate, c: FileChange, index: number) => {
     let u = undo.get(f)
     if (!u) undo.set(f, (u = { open: [], undone: 0, other: false }))
+    const restore = restoredBy(c, f.path, u.firstChange, backups)
+    if (c.op !== 'read') u.firstChange ??= index
+    if (restore) {
+      // The file is back to an earlier text: every edit the session made to it so far is undone,
+      // and what they changed no longer describes it (their notes are kept for the undone row).
+      if (u.open.length === 0 && !u.other) return // nothing of the session's to undo
+      u.undone++
+      u.open = []
+      u.other = false
+      u.restoredBy = restore
+      u.undoneNotes ??= f.notes.filter((n) => !/^(?:reverted by|copied from)\b/.test(n))
+      Object.assign(f, { added: 0, removed: 0, hunks: 0, symbols: [], notes: [] })
+      return
+    }
     if (c.op !== 'edit' || !c.replace) {
       if (c.op !== 'read') u.other = true
       return
@@ -188,8 +223,12 @@ export function foldFileFates(changes: readonly (FileChange & { index?: number }
     for (const s of c.symbols ?? []) if (!f.symbols.includes(s)) f.symbols.push(s)
     if (c.note && !f.notes.includes(c.note)) f.notes.push(c.note)
   }
+  // Backup copies the session made (`cp a.py a.py.bak`), by path, with when: restoring one undoes what came after it.
+  const backups = new Map<string, number>()
   changes.forEach((c, k) => {
     const index = c.index ?? k
+    const copied = c.op === 'create' ? /^copied from (.+)$/.exec(c.note ?? '') : null
+    if (copied && isBackupOf(c.path, copied[1]!) && !backups.has(c.path)) backups.set(c.path, index)
     if (c.op === 'rename') {
       const srcKey = c.from ? keyOf(c.from) : undefined
       const src = srcKey ? files.get(srcKey) : undefined
@@ -219,7 +258,7 @@ export function foldFileFates(changes: readonly (FileChange & { index?: number }
     if (!f) {
       f = create(c.path, c.op === 'create' ? 'created' : c.op === 'edit' ? 'edited' : c.op === 'delete' ? 'deleted' : 'read', index, c.op !== 'create')
       if (c.op !== 'read') merge(f, c)
-      track(f, c)
+      track(f, c, index)
       return
     }
     f.lastIndex = index
@@ -238,14 +277,15 @@ export function foldFileFates(changes: readonly (FileChange & { index?: number }
         break
     }
     merge(f, c)
-    track(f, c)
+    track(f, c, index)
   })
   for (const [f, u] of undo) {
     if (f.fate !== 'edited' || u.other || u.undone === 0 || u.open.length > 0) continue
     f.reverted = true
     f.added = 0
     f.removed = 0
-    f.notes = [`${f.notes[0] ?? 'edited'}, then undone (no net change)`]
+    const first = [...(u.undoneNotes ?? []), ...f.notes].find((n) => !/^(?:reverted by|copied from)\b/.test(n)) ?? 'edited'
+    f.notes = [`${first}, then undone${u.restoredBy ? ` by ${u.restoredBy}` : ''} (no net change)`]
   }
   return [...files.values()]
     .sort((a, b) => a.firstIndex - b.firstIndex || a.order - b.order)
