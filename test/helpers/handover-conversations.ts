@@ -123,6 +123,11 @@ export function harnessNoise(): OpenAIMessage[] {
   return c.messages
 }
 
+/** The harness texts harnessNoise() sends as user messages, as sent: none of their lines may reach a compaction's output. */
+export function harnessNoiseInjections(): string[] {
+  return Array.from({ length: 150 }, (_, i) => NOISE[i % NOISE.length]![0].replaceAll('{n}', String(i + 1)))
+}
+
 export const harnessNoiseProbes: Probe[] = [
   { id: 'hn-01', fixture: 'harnessNoise', kind: 'artifact', question: 'Which file holds the config loader, and which function does it define?', answers: ['src/ingest/config_loader.py', 'load_config'] },
   { id: 'hn-02', fixture: 'harnessNoise', kind: 'artifact', question: 'Which file defines the Settings dataclass?', answers: ['src/ingest/settings_schema.py'] },

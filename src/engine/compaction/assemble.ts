@@ -29,6 +29,8 @@ export interface AssembleInput {
   role: NonNullable<CompactOptions['summaryRole']>
   summaryText?: string
   kept(si: number, lastResort?: boolean): { messages: CanonicalMessage[] }
+  /** A tail segment as it is kept (without harness text: transforms/harness.ts). */
+  verbatim(si: number): { messages: CanonicalMessage[] }
   /** Earlier compaction summaries: integrated into the new summary, never kept beside it. */
   earlier(si: number): boolean
   logLines(si: number): readonly LogLine[]
@@ -73,7 +75,7 @@ export function assemble(a: AssembleInput): Assembly {
     else if (inRange(si, plan.keep)) out.push(...a.kept(si).messages)
     else if (!summary) out.push(...a.kept(si, true).messages) // no summary could be made: keep it condensed
   }
-  for (let si = plan.tailStart; si < segments.length; si++) out.push(...(plan.condenseTail ? a.kept(si, true).messages : segments[si]!.messages))
+  for (let si = plan.tailStart; si < segments.length; si++) out.push(...(plan.condenseTail ? a.kept(si, true).messages : a.verbatim(si).messages))
 
   const broken = findPairingProblems(out)
   if (broken.length > 0) throw new Error(`internal: compaction broke tool pairing at output index ${broken[0]!.index} (${broken[0]!.problem})`)

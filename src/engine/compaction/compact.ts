@@ -88,8 +88,8 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
     if (plan.summary && (!summarised.summary || summarised.tailStart !== plan.tailStart)) {
       plan = await summariseRange(plan, summarised, { planner, layout, pipeline, options, env, adapter, nc, round, target, fallbacks, signal: input.signal })
     }
-    const { segments, headEnd, kept, earlier, logLines } = planner
-    assembly = assemble({ plan, segments, headEnd, adapter, role: options.summaryRole ?? 'user', summaryText: summarised.summary?.text, kept, earlier, logLines, previousLog: summarised.carried, target: options.targetTokens, total, ...referenceBudget(options, counter) })
+    const { segments, headEnd, kept, verbatim, earlier, logLines } = planner
+    assembly = assemble({ plan, segments, headEnd, adapter, role: options.summaryRole ?? 'user', summaryText: summarised.summary?.text, kept, verbatim, earlier, logLines, previousLog: summarised.carried, target: options.targetTokens, total, ...referenceBudget(options, counter) })
     if (assembly.tokens > options.targetTokens) {
       target -= assembly.tokens - options.targetTokens + Math.ceil(options.targetTokens * 0.01)
       assembly = undefined

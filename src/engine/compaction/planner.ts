@@ -16,6 +16,7 @@ import { makePlan, type Plan } from './plan.ts'
 import { condenseForm } from './strategies/condense.ts'
 import type { Pipeline } from './strategies/index.ts'
 import { recentResultIds, type MaskOptions } from './transforms/mask.ts'
+import { harnessNoisePositions, withoutHarness } from './transforms/harness.ts'
 import { CompactionError } from './verify.ts'
 import type { CompactOptions } from './types.ts'
 
@@ -51,6 +52,9 @@ export class Planner {
   /** Lines of an earlier compactd round's action log, carried into this one. */
   readonly previousLog: LogLine[]
   private readonly keptCache = new Map<number, { messages: CanonicalMessage[]; tokens: number }>()
+  private readonly verbatimCache = new Map<number, { messages: CanonicalMessage[]; tokens: number }>()
+  /** Positions of the harness messages (and their acknowledgements) after the head: no output keeps them (transforms/harness.ts). */
+  private readonly harnessNoise: ReadonlySet<number>
   private readonly logCache = new Map<number, LogLine[]>()
   private readonly unrepeated = new Map<number, LogLine[]>()
   private readonly exempt: Set<string>
@@ -69,6 +73,7 @@ export class Planner {
     this.maskOptions = { keepToolResults: options.keepToolResults, excludeTools: options.excludeTools, clearToolInputsOver: options.clearToolInputsOver, preserveErrorDetails: options.preserveErrorDetails, ...(options.references ? { refOf: options.references.refOf } : {}) }
     this.exempt = recentResultIds(messages, options.keepToolResults)
     this.reserves = this.reservesFor(options.targetTokens)
+    this.harnessNoise = harnessNoisePositions(messages, this.segments[this.headEnd]?.start ?? messages.length)
     const lastCompactd = [...layout.events].reverse().find((e) => e.kind === 'earlier-summary' && e.summary.source === 'compactd')
     this.previousLog =
       lastCompactd?.kind === 'earlier-summary'
@@ -94,9 +99,23 @@ export class Planner {
       const s = this.segments[si]!
       const form = lastResort ? condenseForm : this.p.pipeline.kept
       const { messages, adapter, counter } = this.p
-      const out = form ? form.shrink({ messages, from: s.start, to: s.end + 1, adapter, counter, options: this.maskOptions, exempt: lastResort ? new Set() : this.exempt }) : s.messages
+      const shrunk = form ? form.shrink({ messages, from: s.start, to: s.end + 1, adapter, counter, options: this.maskOptions, exempt: lastResort ? new Set() : this.exempt }) : s.messages
+      const out = withoutHarness(shrunk, s.start, this.harnessNoise, adapter)
       hit = { messages: out, tokens: this.p.nc.tokens(out) }
       this.keptCache.set(key, hit)
+    }
+    return hit
+  }
+
+  /** A segment as the output keeps it unshrunk: the head and system messages as they are, any other without harness text. */
+  verbatim = (si: number): { messages: CanonicalMessage[]; tokens: number } => {
+    const s = this.segments[si]!
+    if (si < this.headEnd || s.systemOnly) return s
+    let hit = this.verbatimCache.get(si)
+    if (!hit) {
+      const out = withoutHarness(s.messages, s.start, this.harnessNoise, this.p.adapter)
+      hit = out.length === s.messages.length && out.every((m, k) => m === s.messages[k]) ? s : { messages: out, tokens: this.p.nc.tokens(out) }
+      this.verbatimCache.set(si, hit)
     }
     return hit
   }
@@ -147,7 +166,7 @@ export class Planner {
       useLog: pipeline.actionLog,
       logHeaderTokens: this.lineTokens(ACTION_LOG_HEADER) + 2,
       shrunkTailShare: SHRUNK_TAIL_SHARE,
-      verbatimTokens: (si) => this.segments[si]!.tokens,
+      verbatimTokens: (si) => this.verbatim(si).tokens,
       keptTokens: (si, lastResort) => this.kept(si, lastResort).tokens,
       pinned: (si) => this.segments[si]!.systemOnly,
       earlier: this.earlier,

@@ -229,6 +229,19 @@ export function classifyUserText(text: string): UserTextClass {
 }
 
 /**
+ * The text without the harness blocks that close it (Claude Code appends a
+ * `<system-reminder>` to a tool's result): only blocks running to the end, so what a tool
+ * returned (a file that quotes such a tag) is never cut in its middle. The text itself
+ * when it ends with none.
+ */
+export function withoutTrailingHarness(text: string): string {
+  const spans = harnessSpans(text).filter((s) => s.tag !== undefined)
+  let end = text.trimEnd().length
+  for (let k = spans.length - 1; k >= 0 && spans[k]!.end >= end && spans[k]!.start > 0; k--) end = text.slice(0, spans[k]!.start).trimEnd().length
+  return end === text.trimEnd().length ? text : text.slice(0, end)
+}
+
+/**
  * True when the text carries no instruction of its own: nothing but harness text, a
  * bare resume ("continue", "계속"), a greeting or an acknowledgement ("ok", "thanks").
  * An earlier summary is content; "yes" and "do it" answer a question and are content.

@@ -43,8 +43,8 @@ export interface FormatAdapter<F extends string = MessageFormat> {
    * Copy of the message with its text parts replaced by one text part holding `text`, at
    * the first text part's position; every other part (tool calls, reasoning, images,
    * results, opaque blocks) and every other field of raw untouched. String content stays
-   * a string (so `text` '' leaves no text part, as parsing '' does). Returns the message
-   * itself when it has no text part.
+   * a string. `text` '' removes the text: no text part is left, nor an empty text block
+   * (which a provider would refuse). Returns the message itself when it has no text part.
    */
   withText(message: CanonicalMessage, text: string): CanonicalMessage
   /**
@@ -306,17 +306,18 @@ export function replaceTextParts(parts: readonly CanonicalPart[], text: string, 
 
 /**
  * `withText` on array content whose elements are parts[0..content.length) one to one
- * (how the adapters parse arrays): the first text element is rewritten by `edit`,
- * later text elements are dropped, everything else is kept as is (same references).
+ * (how the adapters parse arrays): the first text element is rewritten by `edit` (or
+ * dropped too with `drop`), later text elements are dropped, everything else is kept as
+ * is (same references).
  */
-export function replaceTextElements(content: readonly unknown[], parts: readonly CanonicalPart[], edit: (element: JsonObject) => JsonObject): unknown[] {
+export function replaceTextElements(content: readonly unknown[], parts: readonly CanonicalPart[], edit: (element: JsonObject) => JsonObject, drop = false): unknown[] {
   const out: unknown[] = []
   let placed = false
   for (let j = 0; j < content.length; j++) {
     if (parts[j]?.type !== 'text') out.push(content[j])
     else if (!placed) {
       placed = true
-      out.push(edit(content[j] as JsonObject))
+      if (!drop) out.push(edit(content[j] as JsonObject))
     }
   }
   return out

@@ -57,9 +57,9 @@ export function withText(message: CanonicalMessage, text: string): CanonicalMess
   const content = raw.content
   let edited: unknown
   if (typeof content === 'string') edited = text
-  else if (Array.isArray(content)) edited = replaceTextElements(content, message.parts, (p) => ({ ...p, text }))
+  else if (Array.isArray(content)) edited = replaceTextElements(content, message.parts, (p) => ({ ...p, text }), text === '')
   else return message
-  return { ...message, raw: { ...raw, content: edited }, parts: replaceTextParts(message.parts, text, typeof content === 'string' && text === '') }
+  return { ...message, raw: { ...raw, content: edited }, parts: replaceTextParts(message.parts, text, text === '') }
 }
 
 /** Removes the result from a tool message (or, for a provider-executed tool, an assistant message). */

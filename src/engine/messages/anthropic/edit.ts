@@ -64,12 +64,12 @@ export function withText(message: CanonicalMessage, text: string): CanonicalMess
   const content = isSystem ? raw : isRecord(raw) ? raw.content : undefined
   let edited: unknown
   if (typeof content === 'string') edited = text
-  else if (Array.isArray(content)) edited = replaceTextElements(content, message.parts, ({ citations: _citations, ...block }) => ({ ...block, text }))
+  else if (Array.isArray(content)) edited = replaceTextElements(content, message.parts, ({ citations: _citations, ...block }) => ({ ...block, text }), text === '')
   else return message
   return {
     ...message,
     raw: isSystem ? edited : { ...(raw as JsonObject), content: edited },
-    parts: replaceTextParts(message.parts, text, typeof content === 'string' && text === ''),
+    parts: replaceTextParts(message.parts, text, text === ''),
   }
 }
 

@@ -62,7 +62,8 @@ export function withText(message: CanonicalMessage, text: string): CanonicalMess
       next.content = text
       drop = text === ''
     } else {
-      next.content = replaceTextElements(content as unknown[], message.parts, (p) => (p.type === 'refusal' ? { ...p, refusal: text } : { ...p, text }))
+      next.content = replaceTextElements(content as unknown[], message.parts, (p) => (p.type === 'refusal' ? { ...p, refusal: text } : { ...p, text }), text === '')
+      drop = text === ''
     }
   } else {
     // The only text is the top-level refusal.

@@ -57,8 +57,8 @@ export function withToolCallArgs(message: CanonicalMessage, callId: string, args
 }
 
 /**
- * The first text (of the first message item holding text) becomes `text`; later texts
- * are dropped, and a message item left with no content goes. Reasoning, calls, images
+ * The first text (of the first message item holding text) becomes `text` ('' drops it);
+ * later texts are dropped, and a message item left with no content goes. Reasoning, calls, images
  * and every other field stay as they are.
  */
 export function withText(message: CanonicalMessage, text: string): CanonicalMessage {
@@ -76,7 +76,7 @@ export function withText(message: CanonicalMessage, text: string): CanonicalMess
       if (content === '') out.push(item)
       else if (!placed) {
         placed = true
-        out.push({ ...item, content: text })
+        if (text !== '') out.push({ ...item, content: text })
       }
       continue
     }
@@ -86,7 +86,7 @@ export function withText(message: CanonicalMessage, text: string): CanonicalMess
       if (!isText) kept.push(part)
       else if (!placed) {
         placed = true
-        kept.push(part.type === 'refusal' ? { ...part, refusal: text } : { ...part, text })
+        if (text !== '') kept.push(part.type === 'refusal' ? { ...part, refusal: text } : { ...part, text })
       }
     }
     if (kept.length > 0) out.push({ ...item, content: kept })
