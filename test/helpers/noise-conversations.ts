@@ -170,3 +170,133 @@ export function codexHarnessHeavy(): OpenAIMessage[] {
   c.user('Run the full test suite and report.')
   return c.messages
 }
+
+// ───────────────────────────── cleanupSession ─────────────────────────────
+
+/** Expected complaints of cleanup commands (none may be listed as an error). */
+export const CLEANUP_COMPLAINTS = [
+  "ls: cannot access 'chart-*.html': No such file or directory",
+  "error: branch 'feat/old-parser' not found.",
+  'Error response from daemon: No such container: ledger-db',
+  "mkdir: cannot create directory 'build': File exists",
+  "rm: cannot remove 'build/out.js': No such file or directory",
+]
+
+/**
+ * A session that tidies up after itself, in four shell dialects (pi's bash, Claude Code's
+ * Bash, Codex's shell argv, an OpenAI-style run_command): scratch pages removed then
+ * listed, a merged branch deleted again, a container removed that is gone, a folder made
+ * that exists, a file removed that is gone, a dev server stopped that had stopped. Two
+ * real failures between them: a type error of the build and a missing config file.
+ */
+export function cleanupSession(): OpenAIMessage[] {
+  const c = new Builder('cl')
+  c.system('You are a coding agent with shell access.')
+  c.user('Clean up the workspace after the chart experiments, then make the build pass.')
+  for (let i = 0; i < 12; i++) c.call('read', { path: `/repo/src/chart/part${i}.ts` }, filler(`part${i}.ts`, 60, 50 + i), 'Reading the chart code.')
+  c.call('bash', { command: 'cd /repo && rm -f chart-*.html; pkill -f "http.server 8765" 2>/dev/null; echo cleaned; ls chart-*.html' }, `cleaned\n${CLEANUP_COMPLAINTS[0]}\n\nCommand exited with code 2`, 'Removing the scratch pages and stopping the static server.')
+  c.call('Bash', { command: 'git checkout main && git branch -D feat/old-parser', description: 'Delete the merged branch' }, `Exit code 1\nSwitched to branch 'main'\n${CLEANUP_COMPLAINTS[1]}`)
+  c.call('shell', { command: ['bash', '-lc', 'docker rm -f ledger-db'] }, `${CLEANUP_COMPLAINTS[2]}\nProcess exited with code 1`)
+  c.call('run_command', { cmd: 'mkdir build' }, `${CLEANUP_COMPLAINTS[3]}\nExit code: 1`)
+  c.call('run_command', { cmd: 'rm build/out.js' }, `${CLEANUP_COMPLAINTS[4]}\nExit code: 1`)
+  c.call('Bash', { command: 'pkill -f vite', description: 'Stop the dev server' }, 'Exit code 1')
+  c.call('Bash', { command: 'npm run build', description: 'Build' }, "Exit code 2\n> app@1.0.0 build\n> tsc -p .\n\nsrc/app.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.")
+  c.call('Bash', { command: 'cat config/app.yaml', description: 'Read the config' }, 'Exit code 1\ncat: config/app.yaml: No such file or directory')
+  c.say('The build fails on a type error in src/app.ts line 12, and config/app.yaml does not exist yet.')
+  for (let i = 0; i < 4; i++) c.call('read', { path: `/repo/src/app/mod${i}.ts` }, filler(`mod${i}.ts`, 30, 60 + i), 'More context.')
+  c.user('Fix the type error first.')
+  c.say('Looking at src/app.ts.')
+  c.user('Go on.')
+  c.say('Continuing with the fix.')
+  c.user('Keep the config change for later.')
+  c.say('Understood.')
+  return c.messages
+}
+
+// ───────────────────────────── finishedLoop / approvedProposal / noPendingTask ─────────────────────────────
+
+/**
+ * A Codex session that loops over five PRs with update_plan (each merged after a green CI
+ * run), marks every step completed and reports "All five PRs are merged"; the range ends
+ * there, and the user's next request arrives in the recent turns. Nothing is in progress
+ * at the end of the range: the loop finished.
+ */
+export function finishedLoop(): OpenAIMessage[] {
+  const c = new Builder('fl')
+  c.system('You are Codex, a coding agent running in the Codex CLI.')
+  c.user('Look at the open dependency-bump PRs.')
+  for (let i = 0; i < 8; i++) c.call('shell', { command: ['bash', '-lc', `cat package${i}.json`] }, filler(`package${i}.json`, 40, 70 + i))
+  c.say('There are five open bumps, #101 to #105.')
+  c.user('Merge the five dependency-bump PRs (#101–#105) one by one, rerunning CI on each before merging.')
+  const prs = [101, 102, 103, 104, 105]
+  const plan = (done: number) => ({ plan: prs.map((n, k) => ({ step: `Merge PR #${n}`, status: k < done ? 'completed' : k === done ? 'in_progress' : 'pending' })) })
+  prs.forEach((n, k) => {
+    c.call('update_plan', plan(k), 'Plan updated')
+    c.call('shell', { command: ['bash', '-lc', `gh pr checks ${n} --watch`] }, `All checks were successful\n✓ build  1m2s\n✓ test   3m40s`)
+    c.call('shell', { command: ['bash', '-lc', `gh pr merge ${n} --merge --delete-branch`] }, `✓ Merged pull request #${n} (chore(deps): bump)`)
+  })
+  c.call('update_plan', plan(5), 'Plan updated')
+  c.say('All five PRs are merged: #101 to #105, each after a green CI run.')
+  c.user('Thanks. Next, bump the Node version in .nvmrc to 20.')
+  c.call('shell', { command: ['apply_patch', '*** Begin Patch\n*** Update File: .nvmrc\n@@\n-18\n+20\n*** End Patch'] }, 'Success. Updated the following files:\nM .nvmrc')
+  c.call('shell', { command: ['bash', '-lc', 'rg -n "node-version" .github'] }, '.github/workflows/ci.yml:14:          node-version: 18')
+  c.call('shell', { command: ['apply_patch', '*** Begin Patch\n*** Update File: .github/workflows/ci.yml\n@@\n-          node-version: 18\n+          node-version: 20\n*** End Patch'] }, 'Success. Updated the following files:\nM .github/workflows/ci.yml')
+  c.call('shell', { command: ['bash', '-lc', 'npm ci && npm test'] }, 'added 812 packages\nTests: 240 passed\nProcess exited with code 0')
+  c.say('Bumped .nvmrc and the CI workflow to Node 20; the tests pass.')
+  return c.messages
+}
+
+/**
+ * A Claude Code session where the agent proposes a design, the user approves it in two
+ * words ("ok 開始"), and the agent starts building it (Write, Bash); the range ends in
+ * the middle of that work. The current step is the approved design, not "ok 開始".
+ */
+export function approvedProposal(): OpenAIMessage[] {
+  const c = new Builder('ap')
+  c.system('You are Claude Code, an interactive CLI coding agent.')
+  c.user('Design a ranking score for the search results before writing any code.')
+  for (let i = 0; i < 6; i++) c.call('Read', { file_path: `/repo/src/search/mod${i}.ts` }, filler(`mod${i}.ts`, 40, 90 + i), 'Reading the search code.')
+  c.say('## Proposal: BM25 with a recency boost\n- score = 0.7 × BM25 + 0.3 × recency, recency halving every 30 days\n- rejected: click-through rate (too sparse below 1,000 queries a day)\n\nShall I start?')
+  c.user('ok 開始')
+  c.call('Write', { file_path: '/repo/src/search/score.ts', content: 'export function score(bm25: number, ageDays: number): number {\n  return 0.7 * bm25 + 0.3 * Math.pow(0.5, ageDays / 30)\n}\n' }, 'File created successfully at: /repo/src/search/score.ts', 'Writing the score function.')
+  for (let i = 0; i < 3; i++) c.call('Read', { file_path: `/repo/src/search/rank${i}.ts` }, filler(`rank${i}.ts`, 30, 97 + i), 'Finding where results are ranked.')
+  c.call('Edit', { file_path: '/repo/src/search/rank0.ts', old_string: 'sort(byBm25)', new_string: 'sort(byScore)' }, 'The file /repo/src/search/rank0.ts has been updated.', 'Ranking by the new score.')
+  c.call('Bash', { command: 'npm test -- test/search', description: 'Run the search tests' }, 'PASS test/search/score.test.ts\nTests: 6 passed, 6 total')
+  c.call('Edit', { file_path: '/repo/src/search/rank1.ts', old_string: 'sort(byBm25)', new_string: 'sort(byScore)' }, 'The file /repo/src/search/rank1.ts has been updated.', 'The second ranking path too.')
+  return c.messages
+}
+
+/**
+ * A pi session continued after its own compaction: the earlier summary's pending part says
+ * "No pending task — …" and its next steps "None.", beside one real follow-up; then new
+ * work with a todo list whose last item is "Nothing left to do".
+ */
+export function noPendingTask(): OpenAIMessage[] {
+  const c = new Builder('np')
+  c.system('You are pi, a coding agent.')
+  c.user('Keep the chart work going.')
+  c.user(`[earlier compaction summary]
+## Goal
+- Fix the chart squishing bugs of the dashboard
+
+## Progress
+### Done
+- [x] PR #52 merged: autoScale re-enabled on range switch
+
+## Pending
+- No pending task — the autoscale fix was merged in PR #52. Awaiting next instruction.
+- Follow-up: add a legend for the moving averages (issue #48)
+
+## Next Steps
+- None.`)
+  c.say('Continuing from the summary.')
+  for (let i = 0; i < 6; i++) c.call('read', { path: `/home/user/app/src/chart${i}.ts` }, filler(`chart${i}.ts`, 40, 110 + i), 'Reading the chart code.')
+  c.call('todo_write', { todos: [{ content: 'Add the MA legend', status: 'completed' }, { content: 'Nothing left to do', status: 'pending' }] }, 'Todos updated')
+  c.call('edit', { path: '/home/user/app/src/chart0.ts', oldText: 'legend: false', newText: 'legend: true' }, 'Edited /home/user/app/src/chart0.ts')
+  c.say('The legend is on.')
+  c.user('Check the colours next.')
+  c.say('Looking at the palette.')
+  c.call('read', { path: '/home/user/app/src/palette.ts' }, filler('palette.ts', 20, 120), 'Reading the palette.')
+  c.say('The palette keeps red for up, blue for down.')
+  return c.messages
+}

@@ -116,7 +116,7 @@ export function logLineOf(d: ToolDigest): string {
  * the bug's traceback) is not a failure, yet what it printed is the symptom: say so.
  */
 function printedError(d: ToolDigest, output: string | undefined): string {
-  if (d.status === 'error' || d.kind !== 'shell' || !output) return ''
+  if (d.status === 'error' || d.kind !== 'shell' || !output || d.outcome.expected) return ''
   const line = extractErrorLine(output)
   return line ? ` (printed: ${clipKeepingPaths(line, 140)})` : ''
 }

@@ -26,6 +26,7 @@ import { RepoStateReader, type RepoState } from './repo-state.ts'
 import { rejectedAttempts, type RejectedAttempt } from './attempts.ts'
 import { turnReports, type TurnReport } from './deliverable.ts'
 import { requestTrail, type RequestTrail } from './requests.ts'
+import { currentStep, isStandingConstraint, type CurrentStep } from './current-step.ts'
 
 export interface FailureFact {
   position: number
@@ -67,6 +68,8 @@ export interface HandoverFacts {
   nextStep?: string
   /** What the agent was doing when the range ends. */
   currentWork?: string
+  /** The last request, when the range ends with the agent reporting it done (nothing is then in progress). */
+  finished?: { request: string; report: string }
   /** Digests of every tool call, in order (the action log and masking read these). */
   tools: { position: number; digest: ToolDigest }[]
   /** Commits, pushes, branches and pull requests, from git's own output (repo-state.ts). */
@@ -189,7 +192,13 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
   facts.reports = turnReports(events, facts.tools)
   facts.requests = requestTrail(events, facts.tools, isStandingConstraint)
   facts.nextStep = nextStep(intents, facts, opts.later ?? [])
-  facts.currentWork = currentWork(facts, lastAssistant)
+  // The current step, not a finished one (current-step.ts).
+  const step = currentStep(events, facts.plan, lastAssistant ? conclusionsOf(lastAssistant, true)[0]?.text : undefined)
+  if (step.finished) facts.finished = step.finished
+  else {
+    const working = currentWork(facts, step)
+    if (working) facts.currentWork = working
+  }
   return facts
 }
 
@@ -207,31 +216,18 @@ function nextStep(intents: { position: number; text: string }[], facts: Handover
   return undefined
 }
 
-const CONSTRAINT_RE = /^(?:please\s+)?(?:do not|don'?t|never|always|keep|make sure|only|avoid|no\s|must not)\b/i
+export { isStandingConstraint }
 
 /**
- * A standing constraint: a rule the human set for the rest of the work ("Do not change
- * the public API.", "Always run the linter"), not a task. Tested on one instruction or
- * one sentence of it.
+ * What the agent was doing when the range ends: the plan's item in progress (current-step.ts
+ * says when it still is), else the latest work request (requests.ts) with the proposal an
+ * approval accepted, else the step current-step.ts found.
  */
-export function isStandingConstraint(text: string): boolean {
-  return CONSTRAINT_RE.test(text.trim())
-}
-
-function currentWork(facts: HandoverFacts, lastAssistant: string | undefined): string | undefined {
-  const inProgress = facts.plan?.find((p) => p.status === 'in_progress')
-  if (inProgress) return inProgress.text
-  // The latest work request, not a question asked since nor an approval ("ok, start").
+function currentWork(facts: HandoverFacts, step: CurrentStep): string | undefined {
+  if (facts.plan?.some((p) => p.status === 'in_progress')) return step.working
   const work = facts.requests?.inProgress
   if (work) return facts.requests!.approvedProposal ? `${facts.requests!.approvedProposal} (the agent's proposal, approved; asked: ${work.text})` : work.text
-  // A standing constraint ("Do not change the public API.") is not what the agent is doing.
-  const lastTask = [...facts.instructions].reverse().find((i) => !isStandingConstraint(i.text))
-  if (lastTask) return lastTask.text
-  if (lastAssistant) {
-    const first = conclusionsOf(lastAssistant, true)[0]
-    if (first) return first.text
-  }
-  return undefined
+  return step.working
 }
 
 export type { ConversationEvent }

@@ -10,6 +10,7 @@ import { extractErrorDetail, extractErrorLine } from './outcome/error-line.ts'
 import { extractExitCode, jsonError } from './outcome/exit-code.ts'
 import { extractFailingTests, type FailingTest } from './outcome/failing-tests.ts'
 import { clipLine, lastOwnLine, lines, signatureWeight } from './outcome/signatures.ts'
+import { isExpectedCleanupFailure } from './outcome/expected-failure.ts'
 
 export { extractErrorDetail, extractErrorLine, extractExitCode, extractFailingTests, type FailingTest }
 
@@ -25,6 +26,8 @@ export interface Outcome {
   /** Failing tests with their error lines, or a traceback's last frames and error. */
   errorDetail?: string
   failingTests?: FailingTest[]
+  /** A cleanup's expected failure (outcome/expected-failure.ts): ended as asked, whatever its exit code. */
+  expected?: true
 }
 
 export interface OutcomeInput {
@@ -59,8 +62,16 @@ function isStrong(line: string | undefined, failing: FailingTest[]): boolean {
  * How a tool call ended. Evidence, in order: the exit code the harness reported; the
  * provider's error flag (or a JSON `{"error": …}` result); an error signature in the
  * output of a command (never in what a read or search returned, nor in a success message).
+ * A cleanup's expected failure (outcome/expected-failure.ts) ended as asked: ok, its exit
+ * code kept.
  */
 export function outcomeOf(input: OutcomeInput): Outcome {
+  const o = evidenceOf(input)
+  if (o.status !== 'error' || input.kind !== 'shell' || !input.command || !isExpectedCleanupFailure(input.command, input.output ?? '', o.exitCode)) return o
+  return { status: 'ok', evidence: o.evidence, expected: true, ...(o.exitCode !== undefined ? { exitCode: o.exitCode } : {}) }
+}
+
+function evidenceOf(input: OutcomeInput): Outcome {
   const output = input.output ?? ''
   // What a read or search returned is content, not a harness report.
   const exitCode = input.kind === 'read' || input.kind === 'search' ? undefined : extractExitCode(output)

@@ -11,8 +11,10 @@
  *
  * Incremental calls (pi's `todo` with action add/update/remove, Cursor's `merge: true`,
  * a read) do not carry the whole list and give undefined, like any other tool. Cancelled
- * items are dropped: they are neither pending nor done.
+ * items are dropped: they are neither pending nor done; so are "nothing left" items.
  */
+import { saysNoTask } from './no-task.ts'
+
 export interface PlanItem {
   text: string
   status: 'pending' | 'in_progress' | 'completed'
@@ -101,7 +103,8 @@ export function planFromToolCall(toolName: string, argsText: string): PlanItem[]
   const out: PlanItem[] = []
   for (const raw of list) {
     const item = itemOf(raw)
-    if (item && item.status !== 'cancelled') out.push(item as PlanItem)
+    // A "nothing left" item is no step of the plan (no-task.ts).
+    if (item && item.status !== 'cancelled' && !saysNoTask((item as PlanItem).text)) out.push(item as PlanItem)
   }
   return out
 }

@@ -6,6 +6,7 @@
  * and code blocks). Every non-blank content line lands in exactly one item: nothing is
  * dropped, only headings, table header rows and horizontal rules are structure.
  */
+import { saysNoTask } from './no-task.ts'
 
 export interface EarlierSections {
   task?: string
@@ -239,6 +240,8 @@ export function addItems(sections: EarlierSections, field: Field | 'other', titl
     // A table of files inside another section ("Completed Work | File | Action |"): file rows.
     const entry = item.startsWith('|') ? fileEntry(item) : undefined
     if (entry && looksLikePath(entry.path)) sections.files.push(entry)
+    // "No pending task — awaiting the next instruction" says where the work stands: state, not a task (no-task.ts).
+    else if (field === 'pending' && saysNoTask(item)) sections.state.push(item.replace(/^\[ \]\s+/, ''))
     else sections[field].push(field === 'pending' ? item.replace(/^\[ \]\s+/, '') : item)
   }
 }

@@ -158,12 +158,13 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
   // Said already when the task section leads with the request in progress.
   const workLeads = later?.quotedWhole !== undefined && facts.currentWork === facts.requests?.inProgress?.text
   if (facts.currentWork && !workLeads) add('state', `- Working on: ${clipKeepingPaths(facts.currentWork, c.sentence)}`, IMPORTANCE.state)
+  else if (!facts.currentWork && facts.finished) add('state', `- Done, nothing in progress: ${clipKeepingPaths(facts.finished.request, c.sentence)} — the agent reported: ${clipKeepingPaths(facts.finished.report, c.sentence)}`, IMPORTANCE.state)
   const changedFiles = facts.files.filter(isNetChange).sort((a, b) => a.lastIndex - b.lastIndex)
   const lastChange = changedFiles.filter(isProjectFile).at(-1) ?? changedFiles.at(-1)
   if (lastChange) add('state', `- Last change: ${lastChange.path} (${fateCell(lastChange)})`, IMPORTANCE.lastChange)
   const lastCmd = [...facts.commands].sort((a, b) => a.lastPosition - b.lastPosition).at(-1)
   if (lastCmd) add('state', `- Last command: ${code(lastCmd.command, c.command)} → ${lastCmd.lastExitCode !== undefined ? `exit ${lastCmd.lastExitCode}` : lastCmd.lastFailed ? 'error' : 'ok'}`, IMPORTANCE.lastCommand)
-  if (!facts.currentWork) for (const e of earlier) for (const s of e.sections.state) add('state', `- ${clip(s, c.sentence)} (earlier)`, IMPORTANCE.earlierState)
+  if (!facts.currentWork && !facts.finished) for (const e of earlier) for (const s of e.sections.state) add('state', `- ${clip(s, c.sentence)} (earlier)`, IMPORTANCE.earlierState)
 
   if (facts.plan?.length) {
     for (const p of facts.plan) {
