@@ -334,3 +334,73 @@ export function scratchSession(): OpenAIMessage[] {
   c.user('Good. Now add a test for the proxy timeout.')
   return c.messages
 }
+
+// ───────────────────────────── browserArtifacts ─────────────────────────────
+
+/** Bookkeeping the tools of browserArtifacts() carry: none may reach the summary or its log. */
+export const BOOKKEEPING = ['artifact://', '__gjcColdSpillArguments', 'refPath', '"e42"', 'e42', 'coordinate', '512, 384', 'browser test', 'job-7f3a']
+/** What those calls did, as the log should say it. */
+export const MEANINGFUL = ['http://localhost:5173/chart', 'Measure the chart height after a range switch', 'Save button', 'penny stocks', 'left_click']
+
+/**
+ * A session that drives a browser and reads back stored outputs: pi's browser tool (a tab
+ * named "test", an intent `_i`, a script navigating to a page), pi's read of
+ * `artifact://8`, a bash call whose arguments the harness spilled to cold storage, a
+ * subagent awaited by job id; Claude Code's Playwright MCP tools (elements by `ref`) and
+ * Anthropic's computer-use tool (coordinates).
+ */
+export function browserArtifacts(): OpenAIMessage[] {
+  const c = new Builder('ba')
+  c.system('You are a coding agent with a browser.')
+  c.user('The price chart squishes after switching ranges; reproduce it in the browser and fix it.')
+  c.call('browser', { action: 'open', name: 'test', url: 'http://localhost:5173/chart', wait_until: 'networkidle0' }, 'Opened tab "test" (200)')
+  c.call('browser', { action: 'run', name: 'test', _i: 'Measure the chart height after a range switch', code: "await page.click('#range-week');\nreturn await page.$eval('canvas', (c) => c.height)" }, '{"result": 112}')
+  c.call('read', { path: 'artifact://8' }, filler('artifact-8', 30, 150), 'Reading the stored output back.')
+  c.call('bash', { __gjcColdSpillArguments: true, refPath: 'message.content.1.arguments', notice: '[Compacted history content evicted to durable cold storage]' }, 'ok')
+  c.call('subagent', { action: 'await', id: 'job-7f3a', timeout_ms: 600000 }, '## job-7f3a completed\nThe chart keeps autoScale off after a manual zoom.')
+  c.call('mcp__playwright__browser_click', { element: 'Save button', ref: 'e42' }, '- clicked')
+  c.call('mcp__playwright__browser_type', { element: 'Search box', ref: 'e7', text: 'penny stocks' }, '- typed')
+  c.call('computer', { action: 'left_click', coordinate: [512, 384] }, 'clicked')
+  c.call('computer', { action: 'screenshot' }, '[image]')
+  for (let i = 0; i < 6; i++) c.call('read', { path: `/repo/src/chart/view${i}.ts` }, filler(`view${i}.ts`, 40, 160 + i), 'Reading the chart code.')
+  c.call('edit', { path: '/repo/src/chart/view0.ts', oldText: 'autoScale: false', newText: 'autoScale: true' }, 'Edited /repo/src/chart/view0.ts')
+  c.say('The chart re-enables autoScale on a range switch now.')
+  c.user('Add a test for it.')
+  return c.messages
+}
+
+// ───────────────────────────── readsSession ─────────────────────────────
+
+/** Files readsSession() reads whose content the agent used afterwards. */
+export const READS_USED = ['src/net/policy.ts', 'config/settings.py', 'src/db/pool.rs']
+/** Files it reads and never uses. */
+export const READS_UNUSED = ['src/net/headers.ts', 'src/net/cookies.ts', 'docs/overview.md', 'src/db/types.rs', 'src/util/strings.ts']
+
+/**
+ * An exploring session in three dialects (Claude Code's Read, an OpenAI-style read_file,
+ * Codex's `sed -n` through the shell): five files read and never used again, and three
+ * whose content the agent used: an identifier it then wrote into an edit
+ * (`retryBudgetMs` from src/net/policy.ts), a value it quoted in its report (settings.py's
+ * `POOL_SIZE = 32`, by the file's name), a constant it passed on in a command
+ * (`MAX_CONNECTIONS_PER_HOST` from src/db/pool.rs).
+ */
+export function readsSession(): OpenAIMessage[] {
+  const c = new Builder('rd')
+  c.system('You are a coding agent.')
+  c.user('Requests to the storage API fail under load. Find out why and fix it.')
+  c.call('Read', { file_path: '/repo/src/net/headers.ts' }, filler('headers.ts', 40, 170), 'Reading the headers module.')
+  c.call('Read', { file_path: '/repo/src/net/policy.ts' }, `${filler('policy.ts', 30, 171)}\n  31  export const retryBudgetMs = 5_000\n  32  export function policyFor(host: string) { return { retryBudgetMs } }`, 'And the retry policy.')
+  c.call('read_file', { path: 'src/net/cookies.ts' }, filler('cookies.ts', 40, 172))
+  c.call('read_file', { path: 'config/settings.py' }, `${filler('settings.py', 30, 173)}\n  31  POOL_SIZE = 32\n  32  POOL_TIMEOUT_S = 5`)
+  c.call('read_file', { path: 'docs/overview.md' }, filler('overview.md', 40, 174))
+  c.call('shell', { command: ['bash', '-lc', "sed -n '1,80p' src/db/pool.rs"] }, `${filler('pool.rs', 30, 175)}\n  31  pub const MAX_CONNECTIONS_PER_HOST: usize = 8;`)
+  c.call('shell', { command: ['bash', '-lc', "sed -n '1,80p' src/db/types.rs"] }, filler('types.rs', 40, 176))
+  c.call('Read', { file_path: '/repo/src/util/strings.ts' }, filler('strings.ts', 40, 177))
+  c.say('settings.py caps the pool at 32 connections while the load test opens 200; requests wait and time out.')
+  c.call('Edit', { file_path: '/repo/src/net/client.ts', old_string: 'timeout: 30_000', new_string: 'timeout: policyFor(host).retryBudgetMs' }, 'The file /repo/src/net/client.ts has been updated.')
+  c.call('shell', { command: ['bash', '-lc', 'grep -rn MAX_CONNECTIONS_PER_HOST src'] }, 'src/db/pool.rs:31:pub const MAX_CONNECTIONS_PER_HOST: usize = 8;')
+  for (let i = 0; i < 4; i++) c.call('Read', { file_path: `/repo/tests/load${i}.ts` }, filler(`load${i}.ts`, 30, 180 + i), 'Reading the load tests.')
+  c.say('The client now uses the retry budget of its policy.')
+  c.user('Raise the pool size to 64 next.')
+  return c.messages
+}

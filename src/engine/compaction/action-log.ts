@@ -13,6 +13,7 @@ import { clipKeepingPaths, COMMAND_HEAD } from '../facts/text.ts'
 import { refMark } from './transforms/mask.ts'
 import { DELIVERABLE_HEADING } from '../facts/deliverable.ts'
 import { digestToolCall, extractErrorLine, stripHeredocBodies, type ToolDigest } from '../facts/tools.ts'
+import { saysNothing } from '../facts/tool-target.ts'
 
 /** Characters kept of an agent's end-of-turn report. */
 const REPORT_CHARS = 500
@@ -65,6 +66,8 @@ export function segmentLogLines(
       for (const c of toolCallsOf(event.message)) {
         const result = results.get(c)
         const d = digestOf(c.name, c.argsText, result, opts.preserveErrorDetails)
+        // A read back of the harness's own stored output, a call whose arguments are gone: nothing to log (tool-target.ts).
+        if (saysNothing(d)) continue
         const printed = printedError(d, result?.text)
         const onlyCreated = d.status !== 'error' && !d.exitCode && !printed && d.changes.length > 0 && d.changes.every((x) => x.op === 'create')
         const ref = refOfResult && result && worthReadingBack(d, result) ? refMark(refOfResult(result)) : undefined

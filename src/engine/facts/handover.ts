@@ -27,6 +27,7 @@ import { rejectedAttempts, type RejectedAttempt } from './attempts.ts'
 import { turnReports, type TurnReport } from './deliverable.ts'
 import { requestTrail, type RequestTrail } from './requests.ts'
 import { currentStep, isStandingConstraint, type CurrentStep } from './current-step.ts'
+import { pathsLearnedFrom, samePathIn, type ReadCall } from './read-reuse.ts'
 
 export interface FailureFact {
   position: number
@@ -57,6 +58,8 @@ export interface HandoverFacts {
   instructions: { position: number; text: string }[]
   earlier: EarlierSummary[]
   files: FileFate[]
+  /** Files only read, with nothing of what they returned used afterwards (read-reuse.ts): no row of their own. */
+  unusedReads?: string[]
   failures: FailureFact[]
   commands: CommandFact[]
   rootCauses: string[]
@@ -100,10 +103,15 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
   const facts: HandoverFacts = { instructions: [], earlier: [], files: [], failures: [], commands: [], rootCauses: [], decisions: [], abandoned: [], tools: [] }
   // Each call's own result: a reused id pairs sequentially (conversation/pairing.ts).
   const callOf = callsOfResults(messages)
-  const results = new Map<ToolCallPart, { text: string; isError: boolean }>()
-  for (const e of events) {
+  const results = new Map<ToolCallPart, { text: string; isError: boolean; event: number }>()
+  events.forEach((e, k) => {
     const call = e.kind === 'tool-output' ? callOf.get(e.result) : undefined
-    if (call && e.kind === 'tool-output') results.set(call, { text: e.result.text, isError: e.result.isError === true })
+    if (call && e.kind === 'tool-output') results.set(call, { text: e.result.text, isError: e.result.isError === true, event: k })
+  })
+  const reads: ReadCall[] = []
+  const readOf = (d: ToolDigest, event: number, output: string) => {
+    const paths = d.changes.filter((c) => c.op === 'read').map((c) => c.path)
+    if (paths.length) reads.push({ event, paths, output })
   }
   // One tracker for the range: it remembers the scripts the session wrote, so running one is seen to edit what it writes.
   const tracker = new ArtifactTracker()
@@ -142,7 +150,7 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
     }
   }
 
-  for (const e of events) {
+  for (const [k, e] of events.entries()) {
     switch (e.kind) {
       case 'instruction':
         facts.instructions.push({ position: e.position, text: e.text.trim() })
@@ -166,17 +174,21 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
         const d = digestToolCall(e.call.name, args, r?.text ?? '', r?.isError ?? false, opts.preserveErrorDetails, tracker)
         facts.tools.push({ position: e.position, digest: d })
         for (const c of d.changes) changes.push({ ...c, index: e.position })
+        if (r) readOf(d, r.event, r.text)
         const plan = planFromToolCall(e.call.name, args)
         if (plan) facts.plan = plan
         const isCommand = d.kind === 'shell'
-        recordRun(e.position, isCommand ? (d.target ?? args) : `${d.tool} ${d.target ?? ''}`, d, isCommand)
-        repo.see(e.position, d.tool, isCommand ? (d.target ?? args) : args, r?.text ?? '', d.status === 'error')
+        // A command whose arguments are gone (cold storage) has no identity to record.
+        if (isCommand && !d.target) break
+        recordRun(e.position, isCommand ? d.target! : `${d.tool} ${d.target ?? ''}`, d, isCommand)
+        repo.see(e.position, d.tool, isCommand ? d.target! : args, r?.text ?? '', d.status === 'error')
         break
       }
       case 'text-command': {
         const d = digestToolCall('bash', JSON.stringify({ command: e.command }), e.output, false, opts.preserveErrorDetails, tracker)
         facts.tools.push({ position: e.position, digest: d })
         for (const c of d.changes) changes.push({ ...c, index: e.position })
+        readOf(d, k, e.output)
         recordRun(e.position, e.command, d, true)
         repo.see(e.position, 'bash', e.command, e.output, d.status === 'error')
         break
@@ -185,7 +197,11 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
         break
     }
   }
-  facts.files = foldFileFates(changes)
+  // A file only read earns a row when something it returned was used afterwards (read-reuse.ts).
+  const learned = pathsLearnedFrom(events, reads, opts.later?.length ? classifyMessages(opts.later) : [])
+  const fates = foldFileFates(changes)
+  facts.files = fates.filter((f) => f.fate !== 'read' || samePathIn(f.path, learned))
+  facts.unusedReads = fates.filter((f) => f.fate === 'read' && !samePathIn(f.path, learned)).map((f) => f.path)
   facts.commands = [...commands.values()]
   facts.repo = repo.state()
   facts.attempts = rejectedAttempts(facts.tools, events, facts.files)

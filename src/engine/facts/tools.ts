@@ -7,6 +7,7 @@ import { analyzeShell, ArtifactTracker, changesOfCall, isFragileChange, isUrl, t
 import { extractErrorDetail, extractErrorLine, extractExitCode, outcomeOf, type Outcome } from './outcome.ts'
 import { commandOf, firstKey, firstString, FILE_KEYS, parseArgs, PATH_KEYS, PATTERN_KEYS, str } from './tool-args.ts'
 import { classifyTool, type ToolKind } from './tool-kind.ts'
+import { argsSpilled, otherToolTarget } from './tool-target.ts'
 import { clip, clipKeepingPaths, isTestCommand } from './text.ts'
 
 export { clip, parseArgs, extractExitCode, extractErrorLine, extractErrorDetail }
@@ -153,7 +154,8 @@ function searchStats(output: string): { matches: number; topFiles: string[] } {
 export function digestToolCall(tool: string, argsText: string, output: string, isError = false, preserveErrorDetails = true, tracker?: ArtifactTracker): ToolDigest {
   const args = parseArgs(argsText)
   const kind = classifyTool(tool, args)
-  const command = kind === 'shell' ? (commandOf(args) ?? str(args.value) ?? argsText) : undefined
+  // Arguments a harness moved to cold storage are no command (tool-target.ts).
+  const command = kind === 'shell' ? (commandOf(args) ?? str(args.value) ?? (argsSpilled(args) ? undefined : argsText)) : undefined
   const outcome = outcomeOf({ kind, output, isError, ...(command ? { command } : {}) })
   const call = { tool, args, output, kind }
   // A failed edit or write changed nothing; a failed command's patches and scripts likely did not either.
@@ -205,7 +207,8 @@ export function digestToolCall(tool: string, argsText: string, output: string, i
       break
     }
     default:
-      d.target = firstString(args, PATH_KEYS) ?? firstKey(args, PATTERN_KEYS) ?? firstKey(args, ['url', 'uri', 'name', 'id', 'task_id', 'action'])
+      // What it acted on or was for, never its bookkeeping (ids, tab names, coordinates): tool-target.ts.
+      d.target = otherToolTarget(args)
   }
   d.value = valueOf(kind, outcome.status, changes, command, searched)
   return d

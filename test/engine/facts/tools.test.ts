@@ -98,8 +98,9 @@ t.test('URLs are never mangled', async (t) => {
   const clipped = clipKeepingPaths(`browser open ${url} then wait for the network to go idle`, 50)
   t.ok(clipped.includes(url) || !clipped.includes('youtube'), clipped)
   t.notMatch(clipped, /https:\/[^/]/)
+  // A browser call's target is its action and the URL, whole (facts/tool-target.ts).
   const web = digest('browser', { action: 'open', url })
-  t.equal(web.target, url)
+  t.equal(web.target, `open ${url}`)
 })
 
 t.test('value: failure or change above test above command above read/search', async (t) => {

@@ -192,6 +192,8 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
   }
   if (facts.nextStep) add('pending', `- Next step: ${clipKeepingPaths(facts.nextStep, c.sentence)}`, IMPORTANCE.nextStep)
 
+  // Files read with nothing used from them: no rows, one line naming them, ranked as reads (facts/read-reuse.ts).
+  if (facts.unusedReads?.length) add('context', `- Also read, nothing from them used later: ${clipKeepingPaths(facts.unusedReads.join(', '), c.detail * 2)}`, IMPORTANCE.read)
   for (const e of earlier) {
     for (const k of e.sections.knowledge) add('context', `- ${clip(k, c.sentence)}`, IMPORTANCE.earlierBackground)
     for (const o of e.sections.other) add('context', `- ${o.title}: ${clip(o.body, c.detail)}`, IMPORTANCE.earlierOther)
