@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
-import { STRATEGY_NAMES } from './engine/compaction/strategies/index.ts'
+import { isStrategyName, STRATEGY_NAMES, type RegisteredStrategyName } from './engine/compaction/strategies/index.ts'
 import { DEFAULT_COMPACT_OPTIONS } from './engine/compaction/types.ts'
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def)
@@ -96,8 +96,16 @@ export const configSchema = z.object({
   /** Context window of the summarizer model when the registry does not know it (local models). */
   SUMMARIZER_CONTEXT_LIMIT: z.coerce.number().int().min(1000).optional(),
 
-  /** Compaction defaults (seeds 001-004), the engine's (DEFAULT_COMPACT_OPTIONS); each can be overridden per request. */
-  COMPACTION_DEFAULT_STRATEGY: z.string().default(DEFAULT_COMPACT_OPTIONS.strategy.join(',')).transform(csv).pipe(z.array(z.enum(STRATEGY_NAMES)).min(1)),
+  /**
+   * Compaction defaults (seeds 001-004), the engine's (DEFAULT_COMPACT_OPTIONS); each can be overridden per request.
+   * The pipeline of a request that names none; unset, it depends on whether a summarizer is
+   * configured (defaultPipeline): mask → llm → rules with a provider key, mask → rules without.
+   */
+  COMPACTION_DEFAULT_STRATEGY: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : csv(v)))
+    .pipe(z.array(z.enum(STRATEGY_NAMES)).min(1).optional()),
   COMPACTION_KEEP_RECENT: int(DEFAULT_COMPACT_OPTIONS.keepRecent),
   COMPACTION_MAX_SUMMARY_TOKENS: int(DEFAULT_COMPACT_OPTIONS.maxSummaryTokens, 50),
   /** Checkpoints kept per session; older ones are folded into a summary of summaries. */
@@ -171,7 +179,27 @@ export const configSchema = z.object({
   COMPUTE_THREAD_NICE: int(5).pipe(z.number().max(19)),
 })
 
-export type Config = z.infer<typeof configSchema>
+type ParsedConfig = z.infer<typeof configSchema>
+
+/** The configuration, COMPACTION_DEFAULT_STRATEGY resolved (defaultPipeline when unset). */
+export type Config = Omit<ParsedConfig, 'COMPACTION_DEFAULT_STRATEGY'> & { COMPACTION_DEFAULT_STRATEGY: RegisteredStrategyName[] }
+
+/** The default pipeline when a summarizer is configured (issue 22): masking, the model's summary, the rules summary when the model fails. */
+export const LLM_DEFAULT_PIPELINE: readonly RegisteredStrategyName[] = ['mask', 'llm', 'rules']
+
+/**
+ * The pipeline of a request that names none, when COMPACTION_DEFAULT_STRATEGY is unset: with a
+ * summarizer configured (an OpenAI or Anthropic key: summarizer-model.ts offers its models)
+ * mask → llm → rules, the model's summary holding what the rules cannot (decisions with their
+ * reasons, findings); without one, offline: mask → rules (DEFAULT_COMPACT_OPTIONS).
+ */
+export function defaultPipeline(config: Pick<ParsedConfig, 'OPENAI_API_KEY' | 'ANTHROPIC_API_KEY'>): RegisteredStrategyName[] {
+  return config.OPENAI_API_KEY || config.ANTHROPIC_API_KEY ? [...LLM_DEFAULT_PIPELINE] : (DEFAULT_COMPACT_OPTIONS.strategy.filter(isStrategyName) as RegisteredStrategyName[])
+}
+
+function resolved(config: Omit<ParsedConfig, 'COMPACTION_DEFAULT_STRATEGY'> & { COMPACTION_DEFAULT_STRATEGY?: RegisteredStrategyName[] | undefined }): Config {
+  return { ...config, COMPACTION_DEFAULT_STRATEGY: config.COMPACTION_DEFAULT_STRATEGY ?? defaultPipeline(config) }
+}
 
 export class ConfigError extends Error {}
 
@@ -184,7 +212,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const shown = env[name] === undefined ? 'unset' : JSON.stringify(redactIfSecret(name, env[name]!))
     throw new ConfigError(`invalid configuration: ${name}=${shown}: ${issue.message}`)
   }
-  return result.data
+  return resolved(result.data)
 }
 
 function redactIfSecret(name: string, value: string): string {
@@ -193,7 +221,7 @@ function redactIfSecret(name: string, value: string): string {
   return value.replace(/\/\/[^@/]*@/, '//[redacted]@')
 }
 
-/** Config for tests and library use: defaults plus overrides, no environment. */
+/** Config for tests and library use: defaults plus overrides, no environment (the default pipeline follows the keys given). */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...configSchema.parse({}), ...overrides }
+  return resolved({ ...configSchema.parse({}), ...overrides })
 }

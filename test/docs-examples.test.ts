@@ -82,6 +82,9 @@ const { app } = await buildTestApp(t, {
     SUMMARIZER_OPENAI_MODELS: ['gpt-4o-mini'],
     // docs/api.md's checkpoint examples: the third compaction folds the first two.
     COMPACTION_MAX_CHECKPOINTS: 2,
+    // With a key, the default pipeline would be mask → llm → rules (config.ts defaultPipeline); the
+    // pages show the offline default, and their llm examples name the strategy.
+    COMPACTION_DEFAULT_STRATEGY: ['mask', 'rules'],
   },
 })
 await app.listen({ host: '127.0.0.1', port: 0 })

@@ -23,7 +23,7 @@ import { layoutOf, splitMergedTurns } from './layout.ts'
 import { compacted, dryRun, untouched, type Run } from './outcome.ts'
 import type { Plan } from './plan.ts'
 import { Planner } from './planner.ts'
-import { resolvePipeline } from './strategies/index.ts'
+import { pipelineNeedsLlm, resolvePipeline } from './strategies/index.ts'
 import { summariseRange, type SummaryState } from './summarize.ts'
 import { checkInput, CompactionError } from './verify.ts'
 import type { CompactOptions, CompactResult, FallbackRecord, Summarizer } from './types.ts'
@@ -86,7 +86,10 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
     if (!plan) throw planner.unreachable(tokensBefore)
     if (options.dryRun) return dryRun(run, planner, pipeline, plan, round)
     if (plan.summary && (!summarised.summary || summarised.tailStart !== plan.tailStart)) {
-      plan = await summariseRange(plan, summarised, { planner, layout, pipeline, options, env, adapter, nc, round, target, fallbacks, signal: input.signal })
+      // A model's summary may grow into the room the head, the tail and the kept turns leave
+      // unused; the rules summary has nothing more to say there (planner.ts withRoom).
+      const grows = input.llm !== undefined && pipelineNeedsLlm(options.strategy)
+      plan = await summariseRange(grows ? planner.withRoom(plan, target) : plan, summarised, { planner, layout, pipeline, options, env, adapter, nc, round, target, fallbacks, signal: input.signal })
     }
     const { segments, headEnd, kept, verbatim, earlier, logLines } = planner
     assembly = assemble({ plan, segments, headEnd, adapter, role: options.summaryRole ?? 'user', summaryText: summarised.summary?.text, kept, verbatim, earlier, logLines, previousLog: summarised.carried, target: options.targetTokens, total, ...referenceBudget(options, counter) })

@@ -35,7 +35,7 @@ export function untouched(run: Run, reason: string): CompactResult {
     fallbacks: [],
     repairs: run.repairs,
     plan: checked.length ? [{ from: checked[0]!.index, to: checked.at(-1)!.index, action: 'keep', reason }] : [],
-    event: { round: 0, tokensBefore, tokensAfter: run.total(checked), compressionRatio: 1, messagesCompacted: 0, strategy: 'none', summaryTokens: 0, costUsd: 0, durationMs: run.durationMs() },
+    event: { round: 0, tokensBefore, tokensAfter: run.total(checked), compressionRatio: 1, messagesCompacted: 0, strategy: 'none', summaryTokens: 0, summaryRoomTokens: 0, costUsd: 0, durationMs: run.durationMs() },
   }
 }
 
@@ -56,6 +56,7 @@ export function dryRun(run: Run, planner: Planner, pipeline: Pipeline, plan: Pla
       messagesCompacted: compactedCount(planner.segments, planner.headEnd, plan),
       strategy: 'none',
       summaryTokens: plan.summary ? plan.summaryReserve : 0,
+      summaryRoomTokens: plan.summary ? Math.max(0, planner.target - (estimatedTokens - plan.summaryReserve)) : 0,
       costUsd: 0,
       durationMs: run.durationMs(),
     },
@@ -87,6 +88,8 @@ export function compacted(run: Run, planner: Planner, pipeline: Pipeline, c: Com
     strategy,
     // The whole summary message as sent: sections, action log and message overhead.
     summaryTokens: summaryMessage ? run.tokensOf(summaryMessage) : 0,
+    // What the target left it: the budget less the rest of the output.
+    summaryRoomTokens: summaryMessage ? Math.max(0, options.targetTokens - (assembly.tokens - run.tokensOf(summaryMessage))) : 0,
     costUsd: summary?.costUsd ?? 0,
     durationMs: run.durationMs(),
   }

@@ -89,6 +89,11 @@ export class Planner {
     return this.p.counter
   }
 
+  /** The requested target. */
+  get target(): number {
+    return this.p.options.targetTokens
+  }
+
   lineTokens = (line: string): number => Math.ceil(this.p.counter.text(line) * this.p.counter.margin) + 1
 
   /** A kept segment in the pipeline's form; `lastResort` condenses even the exempt results. */
@@ -150,6 +155,31 @@ export class Planner {
     return [full, small].filter((b, k, all) => b >= MIN_SUMMARY_TOKENS && all.indexOf(b) === k).map((b) => b + this.summaryOverhead)
   }
 
+  /**
+   * The plan with the summary grown into the room it leaves unused (issue 22: "use the room
+   * you are given"), up to maxSummaryTokens; the plan itself when there is no such room, or
+   * when growing would change what else is kept. The summary takes from the slack only: the
+   * kept turns and the log keep what they had (a larger fixed share of the target, 30%
+   * instead of 15%, took from them and lost probes; docs/quality.md). Once written, the plan
+   * is made again around the summary's real size, so a summary with nothing more to say
+   * gives the room back. compact() asks for it when a model writes the summary: the rules
+   * summary gained no probe from any cap measured (docs/quality.md).
+   */
+  withRoom(plan: Plan, target: number): Plan {
+    if (!plan.summary) return plan
+    const cap = this.p.options.maxSummaryTokens + this.summaryOverhead
+    const slack = this.planningTarget(target) - plan.estimatedTokens
+    const grown = Math.min(cap, plan.summaryReserve + slack)
+    if (slack < MIN_SUMMARY_TOKENS || grown <= plan.summaryReserve) return plan
+    const again = this.plan(target, [grown])
+    const same = again && again.summary && again.tailStart === plan.tailStart && String(again.keep) === String(plan.keep) && String(again.log) === String(plan.log)
+    return same ? again : plan
+  }
+
+  private planningTarget(target: number): number {
+    return target - REPLY_PRIMING_TOKENS - PLAN_RESERVE - Math.ceil(target * 0.005)
+  }
+
   plan(target: number, summaryReserves: readonly number[], carried: readonly LogLine[] = this.previousLog): Plan | null {
     const { pipeline, layout } = this.p
     return makePlan({
@@ -158,7 +188,7 @@ export class Planner {
       initialTailStart: layout.tailStart,
       // A small reserve absorbs what the caller's layout counts beyond the neutral count
       // (extra system messages, pretty-printed arguments) without a format-specific re-plan.
-      target: target - REPLY_PRIMING_TOKENS - PLAN_RESERVE - Math.ceil(target * 0.005),
+      target: this.planningTarget(target),
       headTokens: this.headTokens,
       summaryReserves,
       wantsSummary: pipeline.wantsSummary,

@@ -11,8 +11,10 @@ import type { CanonicalMessage, ToolResultPart } from '../messages/canonical.ts'
 import { summaryHeader } from './summary-format.ts'
 
 export const SUMMARY_SYSTEM_PROMPT = `You are summarizing a coding agent's conversation history.
-Your summary will replace the compacted messages, so preserve ALL information
-needed to continue the task successfully.
+Your summary will replace the compacted messages: it is a handover to an engineer who
+continues the work without the conversation, so preserve ALL information needed to
+continue the task successfully — what was asked, what was decided and why, what was
+done, what was learned, what failed, and what comes next.
 
 CRITICAL: Be thorough but concise. Missing information cannot be recovered.`
 
@@ -41,7 +43,17 @@ export interface SummaryPrompt {
   prompt: string
 }
 
-/** Seed 004's EXACT sections, with the template's heading levels (## header, ### sections). */
+/**
+ * The handover's sections: what a frontier model's own compaction holds (Claude Code's
+ * Primary Request and Intent, Key Technical Concepts, Files and Code, Errors and fixes,
+ * All user messages, Pending Tasks, Current Work, Next Step; issue 22), under titles
+ * summary-format.ts reads (Original Task, User Requests, Key Technical Decisions,
+ * Completed Work, Errors & Resolutions, Pending Work, Current State) plus Findings and
+ * Next Step, which a later round folds in as knowledge and pending work. The rules
+ * summary's facts are appended after the model's text when it dropped them (facts-check.ts).
+ */
+export const HANDOVER_SECTIONS = ['Original Task', 'User Requests and Constraints', 'Key Technical Decisions', 'Completed Work', 'Findings', 'Errors & Resolutions', 'Pending Work', 'Current State', 'Next Step'] as const
+
 function defaultInstructions(round: number): string {
   return `## Instructions
 Create a summary with these EXACT sections:
@@ -49,26 +61,37 @@ Create a summary with these EXACT sections:
 ${summaryHeader(round)}
 
 ### Original Task
-[Preserve the user's original request verbatim]
+[The user's request verbatim, then its intent: what they want achieved, and why. When they made several requests, the one in progress first, the earlier ones after it with their outcome]
+
+### User Requests and Constraints
+- ["every user message that set a constraint, corrected the agent, approved or rejected an idea, or changed the direction, verbatim"]
+- [requirements taken from a document or brief the agent read on the user's behalf]
+
+### Key Technical Decisions
+- [each decision with its reason: "chose X because Y"; what was rejected and why]
+- [key technical concepts the work relies on: frameworks, patterns, conventions, dependencies installed]
+- [a design or plan the user and the agent converged on: whole, with its parts and weights]
 
 ### Completed Work
 | File/Component | Action | Description |
 |----------------|--------|-------------|
-[List each file touched with what was done]
+[each file created, edited or deleted: what changed and why, with the key code (a signature, a value) in backticks; commits with hash and message, pushes, PRs]
 
-### Key Technical Decisions
-- [Bullet list of choices that affect future work]
-- [Include dependencies installed, patterns used, etc.]
+### Findings
+- [what was learned by reading, searching or running: how the code behaves, where a value or a record lives, values, scores, rankings, prices and versions found or computed, corrections (old → new) — each with its evidence (file:line, command)]
 
-### Current State
-- Working on: [what's in progress]
-- Last completed: [most recent accomplishment]
+### Errors & Resolutions
+- [each error, verbatim, → its fix, or "unresolved"; attempts that failed, and why]
 
 ### Pending Work
 - [ ] [Remaining items as checklist]
 
-### Errors & Resolutions
-[Only include if errors were encountered. Format: error → resolution]`
+### Current State
+- Working on: [the step in progress when the conversation ends; "nothing in progress" when the last request was completed]
+- Last completed: [most recent accomplishment]
+
+### Next Step
+- [the next action, in line with the user's latest request: quote that request]`
 }
 
 function stageNote(stage: SummaryStage): string | undefined {

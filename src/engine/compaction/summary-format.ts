@@ -90,7 +90,7 @@ function isKnownTitle(title: string): boolean {
 
 /** Template placeholders and "nothing here" lines a model writes into empty sections. */
 const EMPTY_ITEM_RE =
-  /^(?:\[(?:preserve the user|list each file|bullet list of|include dependencies|what's in progress|most recent accomplishment|remaining items|only include if)[^\]]*\]|none\.?|n\/a|-|no (?:errors?|changes?|file changes|pending work|decisions)\b.*|nothing\b.*)$/i
+  /^(?:\["?(?:preserve the user|list each file|bullet list of|include dependencies|what's in progress|most recent accomplishment|remaining items|only include if|the user's request verbatim|every user message|requirements taken|each decision|key technical concepts|a design or plan|each file created|what was learned|each error|the step in progress|the next action)[^\]]*\]|none\.?|n\/a|-|no (?:errors?|changes?|file changes|pending work|decisions)\b.*|nothing\b.*)$/i
 
 const BULLET_RE = /^\s*(?:[-*+•]|\d+[.)])\s+(?!\[[ xX]\])(.*)$/
 const UNCHECKED_RE = /^\s*[-*+]\s+\[ \]\s+(.*)$/

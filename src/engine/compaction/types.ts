@@ -201,6 +201,12 @@ export interface CompactionEvent {
   messagesCompacted: number
   strategy: StrategyName | 'none'
   summaryTokens: number
+  /**
+   * The room the summary message had: targetTokens less what the rest of the output (the
+   * head, the kept turns, the tail) takes. summaryTokens against it shows how much of the
+   * budget the summary left unused (issue 22). 0 when no summary was written.
+   */
+  summaryRoomTokens: number
   costUsd: number
   durationMs: number
 }

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { archiveReportSchema } from './archive.ts'
 import { STRATEGIES, STRATEGY_NAMES } from '../../engine/compaction/strategies/index.ts'
 import { DEFAULT_COMPACT_OPTIONS } from '../../engine/compaction/types.ts'
+import { LLM_DEFAULT_PIPELINE } from '../../config.ts'
 import { formatField, messagesField, modelField, sessionIdSchema, systemField, thresholdOverrideFields, formatEnum } from './common.ts'
 
 const strategyName = z.enum(STRATEGY_NAMES)
@@ -38,7 +39,7 @@ export const compactBody = z
       .union([strategyName, z.array(strategyName).min(1).max(STRATEGY_NAMES.length)])
       .optional()
       .describe(
-        `A strategy or a pipeline, cheapest first (GET /strategies lists them). ${strategyList} The pipeline's summarizers fall back to ${fallbackList}. Default \`${JSON.stringify(DEFAULT_COMPACT_OPTIONS.strategy)}\` (COMPACTION_DEFAULT_STRATEGY).`,
+        `A strategy or a pipeline, cheapest first (GET /strategies lists them). ${strategyList} The pipeline's summarizers fall back to ${fallbackList}. Default: COMPACTION_DEFAULT_STRATEGY; unset, \`${JSON.stringify(LLM_DEFAULT_PIPELINE)}\` when the server has a summarizer configured (an OpenAI or Anthropic key), else \`${JSON.stringify(DEFAULT_COMPACT_OPTIONS.strategy)}\`.`,
       ),
     keepToolResults: z.int().min(0).max(10_000).optional().describe('The most recent tool results are never masked. Default 3.'),
     excludeTools: z.array(z.string().min(1).max(200)).max(1_000).optional().describe('Tools whose results are never masked (e.g. a memory or plan tool).'),
@@ -163,7 +164,10 @@ export const compactResponse = z
         compressionRatio: z.number().describe('tokensBefore / tokensAfter.'),
         messagesCompacted: z.int(),
         strategy: z.string(),
-        summaryTokens: z.int(),
+        summaryTokens: z.int().describe('Tokens of the summary message as sent: its sections and action log (the reserve, for a dry run).'),
+        summaryRoomTokens: z
+          .int()
+          .describe('The room the summary message had: targetTokens less the rest of the output (head, kept turns, tail). summaryTokens against it is how much of the budget the summary left unused; 0 without a summary.'),
         costUsd: z.number().describe('Cost of summarizer calls (0 offline).'),
         durationMs: z.int(),
       })
@@ -209,7 +213,7 @@ export const compactResponse = z
         { from: 12, to: 13, action: 'condense', reason: 'tool results masked, inputs and prose condensed' },
         { from: 14, to: 15, action: 'keep', reason: 'recent messages' },
       ],
-      event: { round: 1, tokensBefore: 7124, tokensAfter: 422, compressionRatio: 16.88, messagesCompacted: 12, strategy: 'rules', summaryTokens: 308, costUsd: 0, durationMs: 63 },
+      event: { round: 1, tokensBefore: 7124, tokensAfter: 422, compressionRatio: 16.88, messagesCompacted: 12, strategy: 'rules', summaryTokens: 308, summaryRoomTokens: 320, costUsd: 0, durationMs: 63 },
       summary: {
         text: '## Session Summary (Compaction Round 1)\n\n### Original Task\nFix the failing test in src/db.ts\n…',
         keyFacts: {

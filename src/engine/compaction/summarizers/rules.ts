@@ -22,7 +22,7 @@ export function keyFactsOf(facts: HandoverFacts, originalTask: string): KeyFacts
     ].slice(0, 60),
     pendingSteps: [...(facts.plan ?? []).filter((p) => p.status !== 'completed').map((p) => p.text), ...(facts.nextStep ? [facts.nextStep] : [])].slice(-10),
     keyDecisions: [...facts.rootCauses.map((s) => `Root cause: ${s}`), ...facts.decisions, ...facts.abandoned.map((s) => `Abandoned: ${s}`)].slice(-30),
-    relevantFiles: [...changed, ...facts.files.filter((f) => f.fate === 'read')].map((f) => f.path).slice(0, 100),
+    relevantFiles: [...changed, ...facts.files.filter((f) => f.fate === 'read')].map((f) => f.path).concat(facts.unusedReads ?? []).slice(0, 100),
     errors: facts.failures.map((e) => `${clip(e.source, 120)}: ${e.errorLine}${e.resolvedAt !== undefined ? ' (resolved)' : ''}`).slice(-30),
     userRequests: facts.instructions.map((r) => r.text),
   }

@@ -49,9 +49,12 @@ export function harnessNoisePositions(messages: readonly CanonicalMessage[], fro
   const last = messages.length - 1
   for (let i = Math.max(0, from); i < last; i++) {
     const m = messages[i]!
-    if (m.role !== 'user' || !textOnly(m)) continue
-    if (classifyUserText(textOf(m)).kind !== 'harness') continue
-    out.add(i)
+    if (m.role !== 'user' && m.role !== 'tool') continue
+    const text = textOf(m)
+    if (!text.trim() || classifyUserText(text).kind !== 'harness') continue
+    // Its text goes whether or not it rides with tool results (Anthropic merges them into one
+    // message, OpenAI sends two): the message itself only when text is all it has.
+    if (textOnly(m)) out.add(i)
     const next = messages[i + 1]
     if (next && i + 1 < last && isAcknowledgement(next)) out.add(++i)
   }
