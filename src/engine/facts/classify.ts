@@ -60,6 +60,10 @@ const BLOCK_TAGS: Record<string, HarnessLabel> = {
   collaboration_mode: 'meta',
   developer_instructions: 'meta',
   skill: 'meta',
+  // Claude Code in an IDE: what the user has open or selected, and its diagnostics.
+  ide_opened_file: 'environment',
+  ide_selection: 'environment',
+  ide_diagnostics: 'environment',
 }
 
 const TAG_NAMES = Object.keys(BLOCK_TAGS)

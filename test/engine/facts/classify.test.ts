@@ -43,6 +43,8 @@ t.test('each harness label, alone, is harness with no human words', async (t) =>
     ['<tool_output_masked>\n{"output": "Output too large."}\n</tool_output_masked>', ['tool-output-placeholder']],
     ['[Compacted history content evicted to durable cold storage]', ['tool-output-placeholder']],
     ['<user-prompt-submit-hook>lint passed</user-prompt-submit-hook>', ['meta']],
+    ['<ide_opened_file>The user opened the file /repo/src/a.ts in the IDE. This may or may not be related to the current task.</ide_opened_file>', ['environment']],
+    ['<ide_selection>The user selected lines 3 to 9 from /repo/src/a.ts:\nconst a = 1\n</ide_selection>', ['environment']],
     ['Here is a demonstration of how to correctly accomplish this task.\nIt is included to show you how to correctly use the interface.\n--- DEMONSTRATION ---\nfind_file "x"\n--- END OF DEMONSTRATION ---', ['demonstration']],
   ]
   for (const [text, labels] of cases) {
