@@ -208,7 +208,9 @@ class CompactRequestInput(TypedDict):
     # structured summary (task, files, failures, decisions, next step), deterministic
     # and free. `llm`: summary written by the configured model. `truncate`: keep the
     # start and end of the text. The pipeline's summarizers fall back to rules →
-    # truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY).
+    # truncate. Default: COMPACTION_DEFAULT_STRATEGY; unset, `["mask","llm","rules"]`
+    # when the server has a summarizer configured (an OpenAI or Anthropic key), else
+    # `["mask","rules"]`.
     strategy: NotRequired[Union[Literal["mask", "rules", "llm", "truncate"], List[Literal["mask", "rules", "llm", "truncate"]]]]
     # The most recent tool results are never masked. Default 3.
     keepToolResults: NotRequired[int]
@@ -300,7 +302,13 @@ class CompactResponseInputEvent(TypedDict):
     compressionRatio: float
     messagesCompacted: int
     strategy: str
+    # Tokens of the summary message as sent: its sections and action log (the reserve,
+    # for a dry run).
     summaryTokens: int
+    # The room the summary message had: targetTokens less the rest of the output (head,
+    # kept turns, tail). summaryTokens against it is how much of the budget the summary
+    # left unused; 0 without a summary.
+    summaryRoomTokens: int
     # Cost of summarizer calls (0 offline).
     costUsd: float
     durationMs: int
@@ -1333,7 +1341,9 @@ class CompactRequest(TypedDict):
     # structured summary (task, files, failures, decisions, next step), deterministic
     # and free. `llm`: summary written by the configured model. `truncate`: keep the
     # start and end of the text. The pipeline's summarizers fall back to rules →
-    # truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY).
+    # truncate. Default: COMPACTION_DEFAULT_STRATEGY; unset, `["mask","llm","rules"]`
+    # when the server has a summarizer configured (an OpenAI or Anthropic key), else
+    # `["mask","rules"]`.
     strategy: NotRequired[Union[Literal["mask", "rules", "llm", "truncate"], List[Literal["mask", "rules", "llm", "truncate"]]]]
     # The most recent tool results are never masked. Default 3.
     keepToolResults: NotRequired[int]
@@ -1425,7 +1435,13 @@ class CompactResponseEvent(TypedDict):
     compressionRatio: float
     messagesCompacted: int
     strategy: str
+    # Tokens of the summary message as sent: its sections and action log (the reserve,
+    # for a dry run).
     summaryTokens: int
+    # The room the summary message had: targetTokens less the rest of the output (head,
+    # kept turns, tail). summaryTokens against it is how much of the budget the summary
+    # left unused; 0 without a summary.
+    summaryRoomTokens: int
     # Cost of summarizer calls (0 offline).
     costUsd: float
     durationMs: int

@@ -2888,7 +2888,7 @@ export interface components {
             keepRecent?: number;
             /** @description Instead of keepRecent: keep the most recent messages up to this many tokens. Giving both is a 400. */
             keepRecentTokens?: number;
-            /** @description A strategy or a pipeline, cheapest first (GET /strategies lists them). `mask`: replace old tool results with short placeholders; the calls stay. `rules`: offline structured summary (task, files, failures, decisions, next step), deterministic and free. `llm`: summary written by the configured model. `truncate`: keep the start and end of the text. The pipeline's summarizers fall back to rules → truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY). */
+            /** @description A strategy or a pipeline, cheapest first (GET /strategies lists them). `mask`: replace old tool results with short placeholders; the calls stay. `rules`: offline structured summary (task, files, failures, decisions, next step), deterministic and free. `llm`: summary written by the configured model. `truncate`: keep the start and end of the text. The pipeline's summarizers fall back to rules → truncate. Default: COMPACTION_DEFAULT_STRATEGY; unset, `["mask","llm","rules"]` when the server has a summarizer configured (an OpenAI or Anthropic key), else `["mask","rules"]`. */
             strategy?: ("mask" | "rules" | "llm" | "truncate") | ("mask" | "rules" | "llm" | "truncate")[];
             /** @description The most recent tool results are never masked. Default 3. */
             keepToolResults?: number;
@@ -3028,6 +3028,7 @@ export interface components {
          *         "messagesCompacted": 12,
          *         "strategy": "rules",
          *         "summaryTokens": 308,
+         *         "summaryRoomTokens": 320,
          *         "costUsd": 0,
          *         "durationMs": 63
          *       },
@@ -3114,7 +3115,10 @@ export interface components {
                 compressionRatio: number;
                 messagesCompacted: number;
                 strategy: string;
+                /** @description Tokens of the summary message as sent: its sections and action log (the reserve, for a dry run). */
                 summaryTokens: number;
+                /** @description The room the summary message had: targetTokens less the rest of the output (head, kept turns, tail). summaryTokens against it is how much of the budget the summary left unused; 0 without a summary. */
+                summaryRoomTokens: number;
                 /** @description Cost of summarizer calls (0 offline). */
                 costUsd: number;
                 durationMs: number;
@@ -4575,7 +4579,7 @@ export interface components {
             keepRecent?: number;
             /** @description Instead of keepRecent: keep the most recent messages up to this many tokens. Giving both is a 400. */
             keepRecentTokens?: number;
-            /** @description A strategy or a pipeline, cheapest first (GET /strategies lists them). `mask`: replace old tool results with short placeholders; the calls stay. `rules`: offline structured summary (task, files, failures, decisions, next step), deterministic and free. `llm`: summary written by the configured model. `truncate`: keep the start and end of the text. The pipeline's summarizers fall back to rules → truncate. Default `["mask","rules"]` (COMPACTION_DEFAULT_STRATEGY). */
+            /** @description A strategy or a pipeline, cheapest first (GET /strategies lists them). `mask`: replace old tool results with short placeholders; the calls stay. `rules`: offline structured summary (task, files, failures, decisions, next step), deterministic and free. `llm`: summary written by the configured model. `truncate`: keep the start and end of the text. The pipeline's summarizers fall back to rules → truncate. Default: COMPACTION_DEFAULT_STRATEGY; unset, `["mask","llm","rules"]` when the server has a summarizer configured (an OpenAI or Anthropic key), else `["mask","rules"]`. */
             strategy?: ("mask" | "rules" | "llm" | "truncate") | ("mask" | "rules" | "llm" | "truncate")[];
             /** @description The most recent tool results are never masked. Default 3. */
             keepToolResults?: number;
@@ -4715,6 +4719,7 @@ export interface components {
          *         "messagesCompacted": 12,
          *         "strategy": "rules",
          *         "summaryTokens": 308,
+         *         "summaryRoomTokens": 320,
          *         "costUsd": 0,
          *         "durationMs": 63
          *       },
@@ -4801,7 +4806,10 @@ export interface components {
                 compressionRatio: number;
                 messagesCompacted: number;
                 strategy: string;
+                /** @description Tokens of the summary message as sent: its sections and action log (the reserve, for a dry run). */
                 summaryTokens: number;
+                /** @description The room the summary message had: targetTokens less the rest of the output (head, kept turns, tail). summaryTokens against it is how much of the budget the summary left unused; 0 without a summary. */
+                summaryRoomTokens: number;
                 /** @description Cost of summarizer calls (0 offline). */
                 costUsd: number;
                 durationMs: number;
