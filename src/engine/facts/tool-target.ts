@@ -15,8 +15,6 @@
  * call whose arguments are gone and that changed nothing and failed in no way, logs
  * nothing.
  */
-import type { ToolDigest } from './tools.ts'
-
 /** URI schemes of real resources; any other `scheme://…` is a harness's own reference (artifact://8, agent://3-Review). */
 const RESOURCE_SCHEMES = /^(?:https?|file|ftp|sftp|s3|gs|az|git|ssh|wss?|data|mailto|postgres(?:ql)?|mysql|redis|mongodb(?:\+srv)?):/i
 
@@ -77,8 +75,17 @@ export function otherToolTarget(args: Record<string, unknown>): string | undefin
   return target || text(args.name, 80)
 }
 
+/** What saysNothing reads of a call's digest (tools.ts ToolDigest; named here so this module stays a leaf). */
+export interface DigestShape {
+  kind: string
+  target?: string
+  status: string
+  changes: readonly { op: string }[]
+  outputLines: number
+}
+
 /** Whether a call's log line would say nothing the next agent can use (see the module's comment). */
-export function saysNothing(d: ToolDigest): boolean {
+export function saysNothing(d: DigestShape): boolean {
   if (d.status === 'error' || d.changes.some((c) => c.op !== 'read')) return false
   if (d.target === undefined) return d.kind !== 'other' || d.outputLines === 0
   return d.kind === 'read' && d.target.split(', ').every(isInternalRef)
