@@ -74,7 +74,6 @@ export async function summariseRange(plan: Plan, state: SummaryState, s: Summari
       preserveErrorDetails: options.preserveErrorDetails,
       instructions: options.instructions,
       instructionsMode: options.instructionsMode,
-      actionLog: s.pipeline.actionLog,
       signal: s.signal,
     },
     s.fallbacks,

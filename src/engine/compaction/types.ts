@@ -47,8 +47,6 @@ export interface SummaryRequest {
   preserveErrorDetails: boolean
   instructions?: string
   instructionsMode: 'replace' | 'append'
-  /** Whether the summary message carries an action log of the summarised calls (false: what does not fit the sections is only in the overflow). */
-  actionLog?: boolean
   /** Aborts an LLM call when the request is abandoned. */
   signal?: AbortSignal
 }

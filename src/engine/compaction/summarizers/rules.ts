@@ -36,11 +36,8 @@ export function rulesSummarize(req: SummaryRequest): SummaryResult {
   // What did not fit competes for the action log's room, by the same importance.
   // Reads and commands are in the log already, one line per call: only what the log does not
   // otherwise say overflows into it.
-  // Without an action log, a scratch file's row that did not fit is listed too (with one, the
-  // log line of the call that made the file says it): it only waited below the tests for room.
-  const floor = req.actionLog === false ? Math.min(IMPORTANCE.test, IMPORTANCE.scratchRow) : IMPORTANCE.test
   const overflow = left.flatMap((item) => {
-    if (item.priority < floor) return []
+    if (item.priority < IMPORTANCE.test) return []
     const line = asLogLine(item)
     return line ? [{ text: line, priority: item.priority }] : []
   })
