@@ -14,8 +14,6 @@
  *                              git branch -D, pkill, docker rm, mkdir) and one real failure
  *   finishedLoop()             a plan whose items all completed, and a loop the agent
  *                              reported finished
- *   scratchSession()           /tmp logs, *.log, *.bak, a repro script deleted later,
- *                              beside the project files
  *   browserArtifacts()         a browser tool with tab names and intents, reads of
  *                              artifact://N, cold-spilled arguments
  *   readsSession()             files read and never used beside one whose content the
@@ -298,40 +296,6 @@ export function noPendingTask(): OpenAIMessage[] {
   c.say('Looking at the palette.')
   c.call('read', { path: '/home/user/app/src/palette.ts' }, filler('palette.ts', 20, 120), 'Reading the palette.')
   c.say('The palette keeps red for up, blue for down.')
-  return c.messages
-}
-
-// ───────────────────────────── scratchSession ─────────────────────────────
-
-/** The scratch files scratchSession() leaves behind (none may be listed above a project file). */
-export const SCRATCH_FILES = ['/tmp/repro_timeout.py', '/tmp/dev.log', 'server.log', 'src/server.ts.bak', 'src/config.ts.orig', 'scripts/check_timeout.py']
-/** Its project files. */
-export const PROJECT_FILES = ['src/timeout.ts', 'src/server.ts', 'tests/timeout.test.ts', 'src/config.ts']
-
-/**
- * A session that makes scratch files on the way to its fix, in four dialects: Claude
- * Code's Write of a /tmp reproduction, pi's bash writing /tmp/dev.log and server.log by
- * redirection and copying src/server.ts to a .bak, Codex's apply_patch adding
- * scripts/check_timeout.py (deleted again later) and an OpenAI-style run_command keeping
- * src/config.ts.orig; the project files created and edited between them.
- */
-export function scratchSession(): OpenAIMessage[] {
-  const c = new Builder('sc')
-  c.system('You are a coding agent.')
-  c.user('Requests to /api/report time out after 30 s; find out why and fix it.')
-  c.call('Write', { file_path: '/tmp/repro_timeout.py', content: 'import requests\nrequests.get("http://localhost:3000/api/report", timeout=40)\n' }, 'File created successfully at: /tmp/repro_timeout.py', 'A reproduction first.')
-  c.call('bash', { command: 'cd /repo && nohup npm run dev > /tmp/dev.log 2>&1 & sleep 3; python /tmp/repro_timeout.py' }, 'requests.exceptions.ReadTimeout: HTTPConnectionPool(host=localhost, port=3000): Read timed out. (read timeout=40)\nCommand exited with code 1')
-  for (let i = 0; i < 6; i++) c.call('read', { path: `/repo/src/report/part${i}.ts` }, filler(`part${i}.ts`, 40, 130 + i), 'Reading the report code.')
-  c.call('bash', { command: 'cd /repo && cp src/server.ts src/server.ts.bak && npm start > server.log 2>&1 & sleep 2; tail -3 server.log' }, 'listening on :3000\nGET /api/report 504 30001ms')
-  c.call('shell', { command: ['apply_patch', '*** Begin Patch\n*** Add File: scripts/check_timeout.py\n+import time, requests\n+t = time.time(); requests.get("http://localhost:3000/api/report"); print(time.time() - t)\n*** End Patch'] }, 'Success. Updated the following files:\nA scripts/check_timeout.py')
-  c.call('Write', { file_path: '/repo/src/timeout.ts', content: 'export const REPORT_TIMEOUT_MS = 120_000\n' }, 'File created successfully at: /repo/src/timeout.ts', 'The report needs its own timeout.')
-  c.call('Edit', { file_path: '/repo/src/server.ts', old_string: 'server.timeout = 30_000', new_string: "server.timeout = REPORT_TIMEOUT_MS // import { REPORT_TIMEOUT_MS } from './timeout'" }, 'The file /repo/src/server.ts has been updated.')
-  c.call('run_command', { cmd: 'cp src/config.ts src/config.ts.orig && sed -i "s/proxyTimeout: 30/proxyTimeout: 120/" src/config.ts' }, 'Exit code: 0')
-  c.call('Write', { file_path: '/repo/tests/timeout.test.ts', content: "import { REPORT_TIMEOUT_MS } from '../src/timeout'\ntest('report timeout', () => expect(REPORT_TIMEOUT_MS).toBe(120_000))\n" }, 'File created successfully at: /repo/tests/timeout.test.ts')
-  c.call('shell', { command: ['bash', '-lc', 'python scripts/check_timeout.py && rm scripts/check_timeout.py'] }, '41.8\nProcess exited with code 0')
-  for (let i = 0; i < 5; i++) c.call('read', { path: `/repo/src/report/view${i}.ts` }, filler(`view${i}.ts`, 30, 140 + i), 'Checking the views.')
-  c.say('The report now has a 120 s timeout in the server and the proxy; a run takes 41.8 s.')
-  c.user('Good. Now add a test for the proxy timeout.')
   return c.messages
 }
 

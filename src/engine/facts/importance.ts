@@ -70,8 +70,6 @@ export const IMPORTANCE = {
   abandoned: 62,
   errorDetail: 55,
   scratchChange: 45,
-  /** A scratch file's row in the handover's Completed Work: it only fills what the project's rows left (below tests). */
-  scratchRow: 41,
   test: 42,
   command: 32,
   /**

@@ -71,16 +71,8 @@ export function changeCell(f: FileFate, max: number): string {
   return clipKeepingPaths(parts.join('; '), max)
 }
 
-/**
- * Many plain created files in one folder become one row listing their names. Project files
- * come first, then abandoned attempts, then scratch files (project-files.ts), then reads:
- * the table is read from the top.
- */
+/** Many plain created files in one folder become one row listing their names. */
 function fileRows(files: readonly FileFate[], noteMax: number): { text: string; priority: number }[] {
-  return fileRowsByLastTouch(files, noteMax).sort((a, b) => b.priority - a.priority)
-}
-
-function fileRowsByLastTouch(files: readonly FileFate[], noteMax: number): { text: string; priority: number }[] {
   const rows: { text: string; priority: number }[] = []
   const plainCreated = new Map<string, FileFate[]>()
   for (const f of files) {
@@ -94,12 +86,12 @@ function fileRowsByLastTouch(files: readonly FileFate[], noteMax: number): { tex
     if (group.length < 4) continue
     for (const f of group) grouped.add(f)
     const names = group.map((f) => f.path.slice(dir === './' ? 0 : dir.length)).join(', ')
-    rows.push({ text: `| ${cell(dir)} (${group.length} files) | created | ${cell(names)} |`, priority: !group.some(isProjectFile) ? IMPORTANCE.scratchRow : IMPORTANCE.change })
+    rows.push({ text: `| ${cell(dir)} (${group.length} files) | created | ${cell(names)} |`, priority: !group.some(isProjectFile) ? IMPORTANCE.scratchChange : IMPORTANCE.change })
   }
   for (const f of files) {
     if (grouped.has(f)) continue
     // An edit undone later changed nothing: it ranks as the abandoned attempt it was.
-    const priority = f.fate === 'read' ? IMPORTANCE.read : f.reverted ? IMPORTANCE.abandoned : !isProjectFile(f) ? IMPORTANCE.scratchRow : IMPORTANCE.change
+    const priority = f.fate === 'read' ? IMPORTANCE.read : f.reverted ? IMPORTANCE.abandoned : !isProjectFile(f) ? IMPORTANCE.scratchChange : IMPORTANCE.change
     rows.push({ text: `| ${cell(f.path)} | ${fateCell(f)} | ${cell(changeCell(f, noteMax))} |`, priority })
   }
   return rows

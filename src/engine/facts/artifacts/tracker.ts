@@ -128,8 +128,6 @@ export interface FileFate {
   scratch: boolean
   /** Edited, and every edit undone by a later one that swapped its text back: no net change (an abandoned attempt). */
   reverted?: boolean
-  /** Created in this range and deleted again: a throwaway (a reproduction page or script), not the project's. */
-  transient?: boolean
   firstIndex: number
   lastIndex: number
 }
@@ -268,7 +266,6 @@ export function foldFileFates(changes: readonly (FileChange & { index?: number }
       case 'read':
         return
       case 'create':
-        delete f.transient
         // Overwriting a file that existed is an edit; recreating one this session made is a creation.
         if (f.fate === 'read' || f.fate === 'deleted') f.fate = f.preexisting && f.fate === 'deleted' ? 'edited' : f.fate === 'read' ? 'edited' : 'created'
         break
@@ -276,7 +273,6 @@ export function foldFileFates(changes: readonly (FileChange & { index?: number }
         if (f.fate === 'read' || f.fate === 'deleted') f.fate = 'edited'
         break
       case 'delete':
-        if (f.fate === 'created' && !f.preexisting) f.transient = true
         f.fate = 'deleted'
         break
     }
