@@ -177,6 +177,12 @@ export function fileRowsOf(summaryText: string): string {
   return summaryText.slice(at, end < 0 ? undefined : end)
 }
 
+/** Whether a log line is a conclusion (`- note: …`) the sections already state (a finding, a decision). */
+export function repeatsNote(line: string, sections: string): boolean {
+  return line.startsWith('- note: ') && sections.includes(line.slice('- note: '.length).replace(/…$/, ''))
+}
+
+
 const REPORT_PREFIX = '- agent reported: '
 /** Text compared without markdown marks, case or spacing (the log flattens tables and lines). */
 const plain = (s: string) => s.replace(/[*`#|_>]/g, '').replace(/\s+/g, ' ').trim().toLowerCase()
@@ -195,10 +201,10 @@ export function repeatsDeliverable(line: string, summaryText: string): boolean {
   return head.length >= 30 && plain(summaryText.slice(at, end < 0 ? undefined : end)).includes(head)
 }
 
-/** Whether a log line only repeats what the summary's sections say: an instruction they quote whole, a file creation they list, the deliverable they hold. */
+/** Whether a log line only repeats what the summary's sections say: an instruction they quote whole, a conclusion they state, a file creation they list, the deliverable they hold. */
 export function repeatsSummary(summaryText: string): (line: LogLine) => boolean {
   const listed = listedFiles(fileRowsOf(summaryText))
-  return (line) => repeatsQuotedInstruction(line.text, summaryText) || repeatsListedCreation(line, listed) || repeatsDeliverable(line.text, summaryText)
+  return (line) => repeatsQuotedInstruction(line.text, summaryText) || repeatsNote(line.text, summaryText) || repeatsListedCreation(line, listed) || repeatsDeliverable(line.text, summaryText)
 }
 
 /** Lines of the action log an earlier compactd round left in its summary message. */

@@ -84,7 +84,7 @@ export function assemble(a: AssembleInput): Assembly {
   if (tokens > a.target && summary && entries.length > 0) {
     const byValue = [...entries].sort((x, y) => x.priority - y.priority || x.order - y.order)
     while (tokens > a.target && byValue.length > 0) {
-      const drop = new Set(byValue.splice(0, Math.max(1, Math.ceil((tokens - a.target) / 20))))
+      const drop = new Set(byValue.splice(0, linesCovering(byValue, tokens - a.target)))
       entries = entries.filter((l) => !drop.has(l))
       omitted += drop.size
       summaryText = render(entries, omitted)
@@ -93,6 +93,17 @@ export function assemble(a: AssembleInput): Assembly {
     }
   }
   return { messages: out, tokens, summaryIndex, ...(summaryText !== undefined ? { summaryText } : {}) }
+}
+
+/**
+ * How many of `lines` (least valuable first) to drop for `excess` tokens: those whose own
+ * tokens cover it, at least one. Counted by each line's size, so a long line (a finding's
+ * table) counts for what it is and a run of them does not empty the log.
+ */
+export function linesCovering(lines: readonly { tokens: number }[], excess: number): number {
+  let n = 0
+  while (n < lines.length && excess > 0) excess -= lines[n++]!.tokens
+  return Math.max(1, n)
 }
 
 /** The log lines whose refs fit the references' share of the summary (without refs), less the note. */

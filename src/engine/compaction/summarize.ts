@@ -88,7 +88,7 @@ export async function summariseRange(plan: Plan, state: SummaryState, s: Summari
   // they appear.
   const logged = s.pipeline.actionLog ? inRange.flatMap((si) => planner.logLines(si).map((l) => l.text)).join('\n') : ''
   const overflow = (state.summary.overflow ?? [])
-    .filter((l) => !overflowAlreadyLogged(l.text, logged))
+    .filter((l) => l.unlogged || !overflowAlreadyLogged(l.text, logged))
     .map((l, k) => ({ text: l.text, priority: l.priority, tokens: planner.lineTokens(l.text), key: `o:${k}` }))
   const withOverflow = [...overflow, ...planner.previousLog]
   const used = [s.nc.tokens([s.adapter.createTextMessage('user', state.summary.text)]) + planner.summaryOverhead]

@@ -61,8 +61,12 @@ export interface SummaryResult {
   model?: string
   /** USD cost of the summarizer calls (registry prices × usage); 0 or absent offline. */
   costUsd?: number
-  /** Facts that did not fit the summary's budget, most important first, as action-log lines with their importance. */
-  overflow?: { text: string; priority: number }[]
+  /**
+   * Facts that did not fit the summary's budget, most important first, as action-log lines
+   * with their importance. `unlogged`: no log line says it (a finding, what was learned
+   * from an output: the log only names the call), so it is never dropped as a repeat.
+   */
+  overflow?: { text: string; priority: number; unlogged?: boolean }[]
 }
 
 /** Why there is no llm summarizer, when the caller does not say (a fallback's reason after `unavailable: `). */

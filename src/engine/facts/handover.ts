@@ -10,6 +10,8 @@
  *   - failures from evidence, with the failing test and its error line, and whether a
  *     later run of the same command resolved them;
  *   - root causes, decisions, abandoned attempts (conclusions, not musings);
+ *   - findings: what the agent learned, its result statements and the output lines they
+ *     rest on, and its tables of values (findings/index.ts);
  *   - the latest plan/todo state, the current work and the next step.
  */
 import { compactArgs } from '../conversation/segments.ts'
@@ -20,6 +22,7 @@ import { classifyMessages, type ConversationEvent } from './events.ts'
 import type { EarlierSummary } from './earlier-summary.ts'
 import { planFromToolCall, type PlanItem } from './plan-tools.ts'
 import { conclusionsOf } from './reasoning.ts'
+import { findingsOf, type Finding } from './findings/index.ts'
 import { ArtifactTracker, foldFileFates, type FileChange, type FileFate } from './artifacts.ts'
 import { commandIdentity, isTestCommand } from './text.ts'
 import { RepoStateReader, type RepoState } from './repo-state.ts'
@@ -65,6 +68,8 @@ export interface HandoverFacts {
   rootCauses: string[]
   decisions: string[]
   abandoned: string[]
+  /** What the agent learned, best first (findings/index.ts). */
+  findings: Finding[]
   /** Latest state of the agent's own plan/todo tool, when it used one. */
   plan?: PlanItem[]
   /** The last intent the range stated that nothing later has done. */
@@ -100,7 +105,7 @@ function pushLatest(list: string[], s: string, max: number): void {
  */
 export function extractHandover(messages: readonly CanonicalMessage[], opts: { preserveErrorDetails: boolean; later?: readonly CanonicalMessage[] }): HandoverFacts {
   const events = classifyMessages(messages)
-  const facts: HandoverFacts = { instructions: [], earlier: [], files: [], failures: [], commands: [], rootCauses: [], decisions: [], abandoned: [], tools: [] }
+  const facts: HandoverFacts = { instructions: [], earlier: [], files: [], failures: [], commands: [], rootCauses: [], decisions: [], abandoned: [], findings: [], tools: [] }
   // Each call's own result: a reused id pairs sequentially (conversation/pairing.ts).
   const callOf = callsOfResults(messages)
   const results = new Map<ToolCallPart, { text: string; isError: boolean; event: number }>()
@@ -215,6 +220,7 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
     const working = currentWork(facts, step)
     if (working) facts.currentWork = working
   }
+  facts.findings = findingsOf(events, opts.later?.length ? classifyMessages(opts.later) : [])
   return facts
 }
 

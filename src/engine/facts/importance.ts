@@ -66,6 +66,13 @@ export const IMPORTANCE = {
    * message did not set the work: just above the decisions.
    */
   requestOutcome: 67,
+  /**
+   * A finding (what the agent learned: facts/findings/) within its share of the summary:
+   * just below pending work, above decisions. Findings past the share overflow into the
+   * action log just above tests and commands (loggedFinding).
+   */
+  keyFinding: 70,
+  loggedFinding: 44,
   report: 79,
   abandoned: 62,
   errorDetail: 55,

@@ -22,6 +22,7 @@ import { earlierItems } from './earlier.ts'
 import { exchangeTime, type Exchange } from './exchanges.ts'
 import { ITEM_MAX_CHARS, levelOf } from './rank.ts'
 import { readExchanges, type BatchReading, type ExchangeFacts } from './read.ts'
+import type { Finding } from '../facts/findings/index.ts'
 
 const TEST_FILE_RE = /(^|\/)(tests?|spec|__tests__)\/|[._-](test|spec)\.\w+$|(^|\/)test_\w+\.\w+$/
 
@@ -116,6 +117,13 @@ export function answerOf(x: ExchangeFacts): string | undefined {
 /** Sentences that only announce the agent's next look-around, in any of the forms agents write. */
 export const NARRATION_RE = /^(?:now,? |first,? |next,? |ok(?:ay)?,? |great[,!] )?(?:let me|let's|i'll (?:now )?(?:check|look|see|inspect|read|examine|verify|investigate|search|run|open|view)|i will (?:now )?(?:check|look|see|inspect|read|examine)|i need to (?:check|look|see))\b/i
 
+/** A finding on one line: the statement, or a table's or list's rows (cells joined, rows separated). */
+function learnedText(f: Finding): string {
+  if (f.kind === 'statement') return f.text
+  if (f.kind === 'evidence') return `${f.source}: ${f.lines.join(' · ')}`
+  return `${f.title ? `${f.title}: ` : ''}${f.rows.map((r) => r.join(' ')).join(' / ')}`
+}
+
 /** The segments of an exchange's own item, most telling first. */
 function segmentsOf(x: ExchangeFacts): string[] {
   const segs: string[] = []
@@ -134,6 +142,9 @@ function segmentsOf(x: ExchangeFacts): string[] {
   for (const c of x.rootCauses.slice(-1)) segs.push(`cause: ${clipText(c, 160)}`)
   for (const d of x.decisions.slice(-2)) segs.push(`decided: ${clipText(d, 140)}`)
   for (const a of x.abandoned.slice(-1)) segs.push(`abandoned: ${clipText(a, 120)}`)
+  // What was learned: the exchange's best result in the agent's words, or its table of values.
+  const learned = x.findings.find((f) => f.kind !== 'evidence')
+  if (learned) segs.push(`learned: ${clipText(learnedText(learned), 180)}`)
 
   if (!changed.length && !x.failures.length) {
     const reads = [...new Set(x.files.filter((f) => f.fate === 'read').map((f) => shortenPath(filePath(f.path), 60)))]

@@ -16,6 +16,7 @@ import { extractHandover, type FailureFact, type HandoverFacts } from '../facts/
 import { planFromToolCall, type PlanItem } from '../facts/plan-tools.ts'
 import { conclusionsOf } from '../facts/reasoning.ts'
 import type { ToolDigest } from '../facts/tools.ts'
+import type { Finding } from '../facts/findings/index.ts'
 import { compactArgs } from '../conversation/segments.ts'
 import type { Exchange } from './exchanges.ts'
 
@@ -41,6 +42,8 @@ export interface ExchangeFacts {
   plan?: PlanItem[]
   /** The agent's last prose (not reasoning) in the exchange. */
   lastText?: string
+  /** What the agent learned in the exchange, best first (read over the whole batch: a line's reuse may come in a later exchange). */
+  findings: Finding[]
 }
 
 export interface BatchReading {
@@ -58,7 +61,7 @@ export function readExchanges(exchanges: readonly Exchange[]): BatchReading {
   for (const e of exchanges) {
     const end = start + e.messages.length
     const inside = (p: number) => p >= start && p < end
-    const x: ExchangeFacts = { start, end, instructions: [], earlier: [], tools: [], files: [], failures: [], rootCauses: [], decisions: [], abandoned: [], intents: [] }
+    const x: ExchangeFacts = { start, end, instructions: [], earlier: [], tools: [], files: [], failures: [], rootCauses: [], decisions: [], abandoned: [], intents: [], findings: [] }
     for (const ev of events) {
       if (!inside(ev.position)) continue
       if (ev.kind === 'instruction') x.instructions.push({ position: ev.position, text: ev.text.trim() })
@@ -77,6 +80,7 @@ export function readExchanges(exchanges: readonly Exchange[]): BatchReading {
     x.tools = batch.tools.filter((t) => inside(t.position))
     x.files = foldFileFates(x.tools.flatMap((t) => t.digest.changes.map((c) => ({ ...c, index: t.position }))))
     x.failures = batch.failures.filter((f) => inside(f.position))
+    x.findings = batch.findings.filter((f) => inside(f.position))
     out.push(x)
     start = end
   }

@@ -2,7 +2,7 @@
  * action-log.ts: which log lines only repeat what the summary's sections already say.
  */
 import t from 'tap'
-import { fileRowsOf, listedFiles, overflowAlreadyLogged, repeatsDeliverable, repeatsListedCreation, type LogLine } from '../../../src/engine/compaction/action-log.ts'
+import { fileRowsOf, listedFiles, overflowAlreadyLogged, repeatsDeliverable, repeatsListedCreation, repeatsNote, type LogLine } from '../../../src/engine/compaction/action-log.ts'
 import { DELIVERABLE_HEADING } from '../../../src/engine/facts/deliverable.ts'
 
 const line = (created?: string[]): LogLine => ({ text: '- bash cat > x << EOF', priority: 50, tokens: 8, key: '0:0', ...(created ? { created } : {}) })
@@ -52,4 +52,12 @@ t.test('overflowAlreadyLogged: a rejected attempt is never "already logged" by t
   const logged = '- Edit src/a.py (replaced `return round(total, 2)` with `x`)\n- Bash pytest → exit 1: FAILED test_tax'
   t.notOk(overflowAlreadyLogged('- Rejected: src/a.py — `return round(total, 2)` → `x`; then `pytest` failed: FAILED test_tax; undone by `git checkout`', logged))
   t.ok(overflowAlreadyLogged('- `python -m pytest tests` → exit 1: FAILED test_tax', '- Bash python -m pytest tests → exit 1'), 'other lines as before')
+})
+
+t.test('a note the sections already state (a finding, a decision) is not repeated in the log', async (t) => {
+  const sections = '### Findings\n- Found 3 backends that call `timezone.make_naive`: mysql, oracle and sqlite3.\n'
+  t.ok(repeatsNote('- note: Found 3 backends that call `timezone.make_naive`: mysql, oracle and sqlite3.', sections))
+  t.ok(repeatsNote('- note: Found 3 backends that call `timezone.make_naive`…', sections), 'a clipped note repeats the whole one')
+  t.notOk(repeatsNote('- note: The base class returns `value.isoformat()`.', sections))
+  t.notOk(repeatsNote('- bash rg -n make_naive src', sections), 'only notes')
 })

@@ -58,3 +58,21 @@ t.test('summarizeExchange: failing command, its error, the edited file, the caus
   t.equal(debug.kind, 'debug')
   t.match(debug.text, /`node dist\/server\.js` failed \(exit 1\): Error: Cannot find module 'y'/)
 })
+
+t.test("an investigation says what was learned: the agent's result in its words (facts/findings/)", async (t) => {
+  const it = summarizeExchange(
+    {
+      messages: [
+        msg('user', [text('Which backends drop the timezone of datetimes?')]),
+        msg('assistant', [call('f1', 'bash', { command: 'rg -n "make_naive" src/orm/backends' })]),
+        msg('tool', [result('f1', 'src/orm/backends/mysql/operations.py:219: value = timezone.make_naive(value)\nsrc/orm/backends/sqlite3/operations.py:248: value = timezone.make_naive(value)')]),
+        msg('assistant', [text('Found 2 backends that call `timezone.make_naive`: mysql and sqlite3; oracle keeps tzinfo.')]),
+        msg('assistant', [text('Maybe the cursor wrapper converts too?')]),
+      ],
+    },
+    T0,
+    counter,
+  )
+  t.match(it.text, /learned: Found 2 backends that call `timezone\.make_naive`: mysql and sqlite3/)
+  t.notMatch(it.text, /cursor wrapper/, 'a musing is not learned')
+})

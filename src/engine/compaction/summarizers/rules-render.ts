@@ -20,15 +20,17 @@ import { deliverableItem, estimateTokens } from './deliverable-render.ts'
 import { DELIVERABLE_HEADING } from '../../facts/deliverable.ts'
 import { laterTaskLines } from './task-render.ts'
 import { summaryHeader } from '../summary-format.ts'
+import { findingLines } from './findings-render.ts'
 
-export type Section = 'task' | 'instructions' | 'answer' | 'files' | 'repo' | 'errors' | 'decisions' | 'state' | 'pending' | 'context' | 'commands'
+export type Section = 'task' | 'instructions' | 'answer' | 'findings' | 'files' | 'repo' | 'errors' | 'decisions' | 'state' | 'pending' | 'context' | 'commands'
 
-export const SECTION_ORDER: Section[] = ['task', 'instructions', 'answer', 'files', 'repo', 'errors', 'decisions', 'state', 'pending', 'context', 'commands']
+export const SECTION_ORDER: Section[] = ['task', 'instructions', 'answer', 'findings', 'files', 'repo', 'errors', 'decisions', 'state', 'pending', 'context', 'commands']
 
 export const SECTION_HEADINGS: Record<Section, string> = {
   task: '### Original Task',
   instructions: '### User Instructions (verbatim, oldest first)',
   answer: DELIVERABLE_HEADING,
+  findings: '### Findings',
   files: '### Completed Work\n| File | Fate | What changed |\n|---|---|---|',
   repo: '### Repository State',
   errors: '### Errors & Resolutions',
@@ -44,6 +46,8 @@ export interface Item {
   text: string
   priority: number
   seq: number
+  /** Its line and rank in the action log when it does not fit, if not asLogLine's (a finding's: findings-render.ts). */
+  log?: { text: string; priority: number }
 }
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim()
@@ -127,6 +131,11 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
 
   const answer = deliverableItem(facts, originalTask, budget, count)
   if (answer) add('answer', answer.text, answer.priority)
+
+  // Best first in the section; the fill takes the highest seq of a class first, so the best gets the highest.
+  const findings = findingLines(facts.findings, budget)
+  findings.forEach((f, k) => items.push({ section: 'findings', text: f.text, priority: f.priority, seq: seq + findings.length - 1 - k, log: { text: f.logLine, priority: f.logPriority } }))
+  seq += findings.length
 
   for (const e of earlier) for (const f of e.sections.files) add('files', `| ${cell(f.path)} | earlier | ${cell(clipKeepingPaths(f.note, c.note))} |`, IMPORTANCE.earlierState)
   // Ordered by last touch: among equal ranks, the file worked on last is taken first.

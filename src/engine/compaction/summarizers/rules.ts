@@ -9,6 +9,7 @@ import type { KeyFacts, Summarizer, SummaryRequest, SummaryResult } from '../typ
 import { asLogLine, earlierFooter, fateCell, handoverItems, renderItems, type Item } from './rules-render.ts'
 import { clip } from '../../facts/text.ts'
 import { IMPORTANCE } from '../../facts/importance.ts'
+import { findingLogLine } from './findings-render.ts'
 
 /** Seed 003's continuation fields, from the same facts. */
 export function keyFactsOf(facts: HandoverFacts, originalTask: string): KeyFacts {
@@ -21,11 +22,19 @@ export function keyFactsOf(facts: HandoverFacts, originalTask: string): KeyFacts
       ...facts.commands.filter((c) => c.test && !c.lastFailed).map((c) => `ran ${clip(c.command, 120)} (ok)`),
     ].slice(0, 60),
     pendingSteps: [...(facts.plan ?? []).filter((p) => p.status !== 'completed').map((p) => p.text), ...(facts.nextStep ? [facts.nextStep] : [])].slice(-10),
-    keyDecisions: [...facts.rootCauses.map((s) => `Root cause: ${s}`), ...facts.decisions, ...facts.abandoned.map((s) => `Abandoned: ${s}`)].slice(-30),
+    // Findings first: the list keeps its last 30, so they give way before the root causes and decisions.
+    keyDecisions: [...keyFindings(facts), ...facts.rootCauses.map((s) => `Root cause: ${s}`), ...facts.decisions, ...facts.abandoned.map((s) => `Abandoned: ${s}`)].slice(-30),
     relevantFiles: [...changed, ...facts.files.filter((f) => f.fate === 'read')].map((f) => f.path).concat(facts.unusedReads ?? []).slice(0, 100),
     errors: facts.failures.map((e) => `${clip(e.source, 120)}: ${e.errorLine}${e.resolvedAt !== undefined ? ' (resolved)' : ''}`).slice(-30),
     userRequests: facts.instructions.map((r) => r.text),
   }
+}
+
+/** Findings carried in keyDecisions (the API has no field of their own): the best few, one line each. */
+const KEY_FINDINGS = 6
+
+function keyFindings(facts: HandoverFacts): string[] {
+  return facts.findings.slice(0, KEY_FINDINGS).map((f) => `Found: ${findingLogLine(f).replace(/^- (?:found: )?/, '')}`)
 }
 
 export function rulesSummarize(req: SummaryRequest): SummaryResult {
@@ -37,6 +46,7 @@ export function rulesSummarize(req: SummaryRequest): SummaryResult {
   // Reads and commands are in the log already, one line per call: only what the log does not
   // otherwise say overflows into it.
   const overflow = left.flatMap((item) => {
+    if (item.log) return [{ ...item.log, unlogged: true }]
     if (item.priority < IMPORTANCE.test) return []
     const line = asLogLine(item)
     return line ? [{ text: line, priority: item.priority }] : []
