@@ -157,11 +157,14 @@ export function clipKeepingPaths(s: string, max: number, opts: { keepHead?: numb
     // Only the tail of the head can hold the token being cut: match there, not on the whole.
     const tailStart = Math.max(0, head.length - 512)
     const tail = head.slice(tailStart)
-    const m = PATHLIKE_AT_END.exec(tail)
-    if (m && (m[0].includes('/') || m[0].includes('.'))) head = head.slice(0, tailStart + m.index).trimEnd()
-    // A URL cut anywhere is dropped whole.
-    const url = /[a-z][\w+.-]*:\/\/\S*$/i.exec(head.slice(Math.max(0, head.length - 512)))
-    if (url) head = head.slice(0, Math.max(0, head.length - 512) + url.index).trimEnd()
+    // A URL cut anywhere is dropped whole (looked for first: the path rule would cut it
+    // after its scheme and leave "https:").
+    const url = /[a-z][\w+.-]*:\/\/\S*$/i.exec(tail)
+    if (url) head = head.slice(0, tailStart + url.index).trimEnd()
+    else {
+      const m = PATHLIKE_AT_END.exec(tail)
+      if (m && (m[0].includes('/') || m[0].includes('.'))) head = head.slice(0, tailStart + m.index).trimEnd()
+    }
     // A shortened path's leading "…/" left alone at the cut says nothing.
     head = head.replace(/\s…\/?$/, '').trimEnd()
   }

@@ -98,6 +98,12 @@ t.test('URLs are never mangled', async (t) => {
   const clipped = clipKeepingPaths(`browser open ${url} then wait for the network to go idle`, 50)
   t.ok(clipped.includes(url) || !clipped.includes('youtube'), clipped)
   t.notMatch(clipped, /https:\/[^/]/)
+  // A cut inside the URL's host or path drops it whole, not after its scheme ("https:…").
+  for (const max of [25, 30, 40, 50]) {
+    const cut = clipKeepingPaths(`cd /repo && curl -sL ${url} -o out//page.html`, max)
+    t.notMatch(cut, /https?:…|https?:\/?…/, `cut at ${max}: ${cut}`)
+    t.ok(cut.includes(url) || !cut.includes('http'), `cut at ${max}: whole or absent`)
+  }
   // A browser call's target is its action and the URL, whole (facts/tool-target.ts).
   const web = digest('browser', { action: 'open', url })
   t.equal(web.target, `open ${url}`)
