@@ -177,6 +177,21 @@ export function fileRowsOf(summaryText: string): string {
   return summaryText.slice(at, end < 0 ? undefined : end)
 }
 
+/**
+ * Whether an overflowed finding (`- found: X`) says again a conclusion the log already notes
+ * (`- note: X`, clipped or whole) where it was reached: the note is the same words, in place.
+ */
+export function findingAlreadyNoted(line: string, logged: string): boolean {
+  if (!line.startsWith('- found: ')) return false
+  const body = line.slice('- found: '.length).replace(/…$/, '')
+  for (const l of logged.split('\n')) {
+    if (!l.startsWith('- note: ')) continue
+    const note = l.slice('- note: '.length).replace(/…$/, '')
+    if (note === body || (note.length >= 40 && body.startsWith(note)) || (body.length >= 40 && note.startsWith(body))) return true
+  }
+  return false
+}
+
 /** Whether a log line is a conclusion (`- note: …`) the sections already state (a finding, a decision). */
 export function repeatsNote(line: string, sections: string): boolean {
   return line.startsWith('- note: ') && sections.includes(line.slice('- note: '.length).replace(/…$/, ''))

@@ -2,7 +2,7 @@
  * action-log.ts: which log lines only repeat what the summary's sections already say.
  */
 import t from 'tap'
-import { fileRowsOf, listedFiles, overflowAlreadyLogged, repeatsDeliverable, repeatsListedCreation, repeatsNote, type LogLine } from '../../../src/engine/compaction/action-log.ts'
+import { fileRowsOf, findingAlreadyNoted, listedFiles, overflowAlreadyLogged, repeatsDeliverable, repeatsListedCreation, repeatsNote, type LogLine } from '../../../src/engine/compaction/action-log.ts'
 import { DELIVERABLE_HEADING } from '../../../src/engine/facts/deliverable.ts'
 
 const line = (created?: string[]): LogLine => ({ text: '- bash cat > x << EOF', priority: 50, tokens: 8, key: '0:0', ...(created ? { created } : {}) })
@@ -60,4 +60,12 @@ t.test('a note the sections already state (a finding, a decision) is not repeate
   t.ok(repeatsNote('- note: Found 3 backends that call `timezone.make_naive`…', sections), 'a clipped note repeats the whole one')
   t.notOk(repeatsNote('- note: The base class returns `value.isoformat()`.', sections))
   t.notOk(repeatsNote('- bash rg -n make_naive src', sections), 'only notes')
+})
+
+t.test('findingAlreadyNoted: an overflowed finding the log notes in the same words, whole or clipped, is not said twice', async (t) => {
+  const logged = '- read_file src/db.ts\n- note: The pool is closed in afterEach and again by the test itself and by afterAll.\n- note: close() only ends the pool; reading…'
+  t.ok(findingAlreadyNoted('- found: The pool is closed in afterEach and again by the test itself and by afterAll.', logged))
+  t.notOk(findingAlreadyNoted('- found: close() only ends the pool; the config keeps a second handle open.', logged), 'a short clipped note is no evidence')
+  t.notOk(findingAlreadyNoted('- found: `git log` showed: 2c7e464 fix range', logged), 'another finding')
+  t.notOk(findingAlreadyNoted('- note: The pool is closed in afterEach and again by the test itself and by afterAll.', logged), 'only findings')
 })
