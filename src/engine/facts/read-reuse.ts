@@ -34,12 +34,14 @@ function tokensOf(text: string): Set<string> {
   const out = new Set<string>()
   for (const m of text.slice(0, MAX_SCAN_CHARS).matchAll(TOKEN_RE)) {
     const t = m[0]
-    if (/^\d/.test(t)) {
+    if (isDigit(t.charCodeAt(0))) {
       if (t.replace(/\D/g, '').length >= 3) out.add(t.replace(/[_,]/g, ''))
     } else if (t.length >= 5 && (/[._:]/.test(t) || /[a-z][A-Z]/.test(t))) out.add(t)
   }
   return out
 }
+
+const isDigit = (c: number) => c >= 48 && c <= 57
 
 const basename = (p: string) => p.replace(/\/+$/, '').split('/').pop() ?? p
 
@@ -67,29 +69,48 @@ function incomingText(e: ConversationEvent): string | undefined {
 export function pathsLearnedFrom(events: readonly ConversationEvent[], reads: readonly ReadCall[], later: readonly ConversationEvent[] = []): Set<string> {
   const learned = new Set<string>()
   if (reads.length === 0) return learned
-  // Where each token first appeared, and where the agent last used it (in prose or in arguments).
-  const firstSeen = new Map<string, number>()
+  const all = [...events, ...later]
+  // Where the agent last used each token (in prose or in arguments), and first wrote it.
   const lastUsed = new Map<string, number>()
   const lastSaid = new Map<string, number>()
-  const see = (text: string, position: number) => {
-    for (const t of tokensOf(text)) if (!firstSeen.has(t)) firstSeen.set(t, position)
-  }
-  ;[...events, ...later].forEach((e, k) => {
-    const incoming = incomingText(e)
-    if (incoming) see(incoming, k)
+  const firstSeen = new Map<string, number>()
+  all.forEach((e, k) => {
     const own = agentText(e)
     if (!own) return
-    const text = own.prose ?? own.args!
-    for (const t of tokensOf(text)) {
+    for (const t of tokensOf(own.prose ?? own.args!)) {
       if (!firstSeen.has(t)) firstSeen.set(t, k)
       lastUsed.set(t, k)
       if (own.prose !== undefined) lastSaid.set(t, k)
     }
   })
+  // Where each token the agent used first reached it (only those can show a read was used;
+  // a token written in the same event as an output counts from there too, as before). A
+  // read's own output is tokenized whole, once, for the check below; other texts are only
+  // looked up.
+  const readAt = new Set(reads.map((r) => r.event))
+  const readTokens = new Map<number, Set<string>>()
+  const seen = (t: string, k: number) => {
+    const at = firstSeen.get(t)
+    if (at !== undefined && k < at) firstSeen.set(t, k)
+  }
+  // A sighting after the last read changes no read's verdict: the scan stops there.
+  const lastRead = reads.reduce((m, r) => Math.max(m, r.event), -1)
+  all.forEach((e, k) => {
+    const incoming = k <= lastRead ? incomingText(e) : undefined
+    if (!incoming) return
+    if (readAt.has(k)) {
+      const tokens = tokensOf(incoming)
+      readTokens.set(k, tokens)
+      for (const t of tokens) seen(t, k)
+    } else {
+      // Only tokens the agent used are in firstSeen, all distinctive: a lookup is the filter.
+      for (const m of incoming.slice(0, MAX_SCAN_CHARS).matchAll(TOKEN_RE)) seen(isDigit(m[0].charCodeAt(0)) ? m[0].replace(/[_,]/g, '') : m[0], k)
+    }
+  })
   for (const r of reads) {
     let used = r.paths.some((p) => (lastSaid.get(basename(p)) ?? -1) > r.event)
     if (!used) {
-      for (const t of tokensOf(r.output)) {
+      for (const t of readTokens.get(r.event) ?? tokensOf(r.output)) {
         if (firstSeen.get(t) === r.event && (lastUsed.get(t) ?? -1) > r.event) {
           used = true
           break
