@@ -10,6 +10,7 @@
  * only a message made of nothing but resume/greeting words is harness.
  */
 import { detectEarlierSummary, type EarlierSummary } from './earlier-summary.ts'
+import { wordsOf } from './text.ts'
 
 export type HarnessLabel =
   | 'task-notification'
@@ -173,17 +174,10 @@ const ACK = new Set(
 )
 const RESUME_PHRASES = new Set(['continue from where you left off', 'continue where you left off', 'pick up where you left off', 'please continue from where you left off'])
 
-function words(text: string): string[] {
-  return text
-    .toLowerCase()
-    .replace(/[\p{P}\p{S}]+/gu, ' ')
-    .split(/\s+/)
-    .filter(Boolean)
-}
 
 /** 'resume' / 'greeting' / 'ack' when the text is made only of such words (at most 8), else undefined. */
 function fillerKind(text: string): { resume: boolean; greeting: boolean } | undefined {
-  const w = words(text)
+  const w = wordsOf(text)
   if (w.length === 0) return text.trim() ? { resume: false, greeting: false } : undefined // emoji only: an acknowledgement
   if (w.length > 8) return undefined
   if (RESUME_PHRASES.has(w.join(' '))) return { resume: true, greeting: false }

@@ -15,6 +15,7 @@
  */
 import type { ConversationEvent } from './events.ts'
 import { isPlanTool, type PlanItem } from './plan-tools.ts'
+import { wordsOf } from './text.ts'
 
 const CONSTRAINT_RE = /^(?:please\s+)?(?:do not|don'?t|never|always|keep|make sure|only|avoid|no\s|must not)\b/i
 /** A label a constraint may open with: "Important: never touch db/migrations." */
@@ -36,11 +37,7 @@ const GO_AHEAD = new Set(
 
 /** Whether an instruction only approves what came before it ("ok, start", "yes go ahead", "ok 開始"). */
 export function isGoAhead(text: string): boolean {
-  const words = text
-    .toLowerCase()
-    .replace(/[\p{P}\p{S}]+/gu, ' ')
-    .split(/\s+/)
-    .filter(Boolean)
+  const words = wordsOf(text)
   return words.length > 0 && words.length <= 6 && words.every((w) => GO_AHEAD.has(w))
 }
 

@@ -11,7 +11,7 @@
  */
 import { isSystemLike, toolCallsOf, type CanonicalMessage } from '../messages/canonical.ts'
 import { classifyUserText, isContentless } from './classify.ts'
-import type { ConversationEvent } from './events.ts'
+import { endsTurn, type ConversationEvent } from './events.ts'
 import type { ToolDigest } from './tools.ts'
 import { isProjectPath } from './project-files.ts'
 import { textOf } from './text.ts'
@@ -58,20 +58,12 @@ export function turnReports(events: readonly ConversationEvent[], tools: readonl
   const out: TurnReport[] = []
   let request: string | undefined
   let changed = false
-  const endsTurn = (k: number) => {
-    for (let j = k + 1; j < events.length; j++) {
-      const next = events[j]!
-      if (next.kind === 'tool-call' || next.kind === 'text-command') return false
-      if (next.kind !== 'assistant') return true
-    }
-    return true
-  }
   for (const [k, e] of events.entries()) {
     if (e.kind === 'instruction') {
       request = e.text
       changed = false
     } else if (e.kind === 'tool-call' && changedAt.has(e.position)) changed = true
-    else if (e.kind === 'assistant' && !e.reasoning && e.text.trim().length >= DELIVERABLE_MIN_CHARS && endsTurn(k)) {
+    else if (e.kind === 'assistant' && !e.reasoning && e.text.trim().length >= DELIVERABLE_MIN_CHARS && endsTurn(events, k)) {
       out.push({ text: e.text.trim(), position: e.position, readOnly: !changed, ...(request !== undefined ? { request } : {}) })
     }
   }

@@ -102,25 +102,29 @@ const CONCLUSION_PRIORITY = { 'root-cause': IMPORTANCE.loggedRootCause, decision
 /** A reply this long (with no tool call) is a report worth keeping whole-ish, not a one-liner. */
 const REPORT_MIN_CHARS = 160
 
+/**
+ * Whether the assistant event at `k` ends the agent's turn: no tool call follows it before
+ * the user side speaks (a report, a deliverable). Read from events, not messages, so merged
+ * and split layouts agree.
+ */
+export function endsTurn(events: readonly ConversationEvent[], k: number): boolean {
+  for (let j = k + 1; j < events.length; j++) {
+    const next = events[j]!
+    if (next.kind === 'tool-call' || next.kind === 'text-command') return false
+    if (next.kind !== 'assistant') return true
+  }
+  return true
+}
+
 /** What the action log shows of a run of messages: instructions, conclusions, and the calls of each message. */
 export function classifyForLog(messages: readonly CanonicalMessage[]): LogEvent[] {
   const out: LogEvent[] = []
   let lastCallsAt = -1
   const events = classifyMessages(messages)
-  // A report ends the agent's turn: no tool call follows it before the user side speaks.
-  // Read from events, not messages, so merged and split layouts agree.
-  const endsTurn = (k: number) => {
-    for (let j = k + 1; j < events.length; j++) {
-      const next = events[j]!
-      if (next.kind === 'tool-call' || next.kind === 'text-command') return false
-      if (next.kind !== 'assistant') return true
-    }
-    return true
-  }
   for (const [k, e] of events.entries()) {
     if (e.kind === 'instruction') out.push({ kind: 'instruction', text: e.text })
     else if (e.kind === 'assistant' && !e.reasoning) {
-      if (e.text.trim().length >= REPORT_MIN_CHARS && endsTurn(k)) out.push({ kind: 'report', text: e.text })
+      if (e.text.trim().length >= REPORT_MIN_CHARS && endsTurn(events, k)) out.push({ kind: 'report', text: e.text })
       else for (const c of conclusionsOf(e.text, e.acted)) if (c.kind !== 'next') out.push({ kind: 'conclusion', text: c.text, priority: CONCLUSION_PRIORITY[c.kind] })
     } else if (e.kind === 'tool-call' && e.position !== lastCallsAt) {
       lastCallsAt = e.position

@@ -20,7 +20,7 @@
  */
 import type { ConversationEvent } from './events.ts'
 import { isProjectPath } from './project-files.ts'
-import { clip, splitSentences } from './text.ts'
+import { clip, splitSentences, wordsOf } from './text.ts'
 import type { ToolDigest } from './tools.ts'
 
 export type RequestKind = 'work' | 'question' | 'approval' | 'constraint' | 'context'
@@ -59,13 +59,6 @@ const IMPERATIVE_RE =
 const QUESTION_END_RE = /[?？]\s*$|(?:뭐|어디|언제|누구|몇|어떻게|왜|무엇)\S{0,4}\s*$|(?:吗|呢|か)\s*$/
 const QUESTION_START_RE = /^\s*(?:what|why|how|which|where|who|when|is|are|does|do|did|can|could|should|would|will|have|has)\b/i
 
-function words(text: string): string[] {
-  return text
-    .toLowerCase()
-    .replace(/[\p{P}\p{S}]+/gu, ' ')
-    .split(/\s+/)
-    .filter(Boolean)
-}
 
 /**
  * What one user message asks for. `isConstraint` says whether it is a standing rule
@@ -75,7 +68,7 @@ function words(text: string): string[] {
  */
 export function requestKind(text: string, isConstraint: (s: string) => boolean, acted = false): RequestKind {
   const t = text.trim()
-  const w = words(t)
+  const w = wordsOf(t)
   if (w.length > 0 && w.length <= 6 && w.every((x) => APPROVAL_WORDS.has(x))) return 'approval'
   if (isConstraint(t)) return 'constraint'
   if (POLITE_REQUEST_RE.test(t)) return 'work'

@@ -170,3 +170,12 @@ export function clipKeepingPaths(s: string, max: number, opts: { keepHead?: numb
   }
   return `${head}…`
 }
+
+/** The words of a text, lower-cased, punctuation and symbols dropped (any script). */
+export function wordsOf(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/[\p{P}\p{S}]+/gu, ' ')
+    .split(/\s+/)
+    .filter(Boolean)
+}
