@@ -130,7 +130,8 @@ function timeLabel(item: SummaryItem, section: SectionKey): string | undefined {
 
 /** Keeps the one-line form and the comment delimiters out of item text. */
 export function oneLine(s: string): string {
-  return s.replace(/<!--|-->/g, '').replace(/\s+/g, ' ').trim()
+  // ASCII whitespace only: a no-break space is kept (items.ts joins a command's own "; " with one, so it is no segment separator).
+  return s.replace(/<!--|-->/g, '').replace(/[ \t\n\r\f\v]+/g, ' ').trim()
 }
 
 /** Percent-encodes only what would break the comment's `key=a,b` syntax, so paths stay readable and cheap. */

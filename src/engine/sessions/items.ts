@@ -13,7 +13,7 @@ import { isProjectFile } from '../facts/project-files.ts'
 import { isStandingConstraint, type FailureFact } from '../facts/handover.ts'
 import { IMPORTANCE, importanceOfDigest } from '../facts/importance.ts'
 import { isMusing } from '../facts/reasoning.ts'
-import { isTestCommand, shortenPath, splitSentences } from '../facts/text.ts'
+import { codePointCut, isTestCommand, shortenPath, splitSentences } from '../facts/text.ts'
 import { clipText } from './clip.ts'
 import { stripHeredocBodies } from '../facts/tools.ts'
 import { heuristicCounter, messageTokens, type TokenCounter } from '../tokens/count.ts'
@@ -154,12 +154,45 @@ function segmentsOf(x: ExchangeFacts): string[] {
     // URLs whole or not at all: a cut URL points nowhere.
     if (fetched.length) segs.push(`fetched ${fetched.filter((u) => u.length <= 200).slice(0, 2).join(', ')}${fetched.length > 2 ? ` +${fetched.length - 2} more` : ''}`)
     if (searched.length) segs.push(`searched ${searched.slice(0, 2).map((s) => code(s, 50)).join(', ')}`)
-    const ran = x.tools.filter((t) => t.digest.kind === 'shell' && t.digest.status !== 'error' && !isTestCommand(t.digest.target ?? ''))
-    if (ran.length && !reads.length) segs.push(`ran ${ran.slice(-2).map((t) => code(t.digest.target ?? t.digest.tool, 60)).join(', ')}${ran.length > 2 ? ` +${ran.length - 2} more` : ''}`)
   }
   const answer = answerOf(x)
   if (answer && !changed.length && !x.failures.length && !x.rootCauses.length && !x.decisions.length) segs.push(`answered: ${answer}`)
   return segs.map(seg).filter(Boolean)
+}
+
+/** A command's characters kept in a `ran` segment: its first line identifies it, and a later search finds it by its start. */
+const RAN_COMMAND_CHARS = 80
+
+/** A command as a code span on one line, its own "; " kept apart from the segment separator (a no-break space). */
+function commandSpan(command: string): string {
+  const first = oneLine(stripHeredocBodies(command).split('\n')[0] ?? '')
+  const cut = first.length > RAN_COMMAND_CHARS ? `${first.slice(0, codePointCut(first, RAN_COMMAND_CHARS - 1))}…` : first
+  return `\`${cut.replace(/`/g, "'").replace(/;\s/g, ';\u00a0')}\``
+}
+
+/**
+ * The shell commands the exchange ran, in order, each once by its first line, as many as
+ * fit `room` characters; those a failure or the passing test run already names are left
+ * out. Serves sessions whose agent drives a terminal (mini-SWE-agent, pi's bash, Codex's
+ * shell): their items named the files and failures but dropped most commands, 17% of them
+ * kept on the fixtures (docs/quality.md, the rolling summary's retention). Written last, so
+ * condensing drops it first.
+ */
+export function ranSegment(x: ExchangeFacts, room: number): string | undefined {
+  const named = new Set(x.failures.map((f) => commandSpan(f.source)))
+  const passed = x.tools.filter((t) => t.digest.kind === 'shell' && t.digest.status === 'ok' && isTestCommand(t.digest.target ?? '')).at(-1)
+  if (passed?.digest.target) named.add(commandSpan(passed.digest.target))
+  const spans: string[] = []
+  let length = 'ran '.length
+  for (const t of x.tools) {
+    if (t.digest.kind !== 'shell' || !t.digest.target) continue
+    const span = commandSpan(t.digest.target)
+    if (span.length <= 2 || named.has(span) || spans.includes(span)) continue
+    if (length + span.length + 2 > room) break
+    spans.push(span)
+    length += span.length + 2
+  }
+  return spans.length ? `ran ${spans.join(', ')}` : undefined
 }
 
 /** An exchange's items with the facts they were written from (the continuation block reads both). */
@@ -185,8 +218,11 @@ export function summarizeBatch(exchanges: readonly Exchange[], appendedAt: strin
     const items: SummaryItem[] = []
     let task: SummaryItem | undefined
     const segs = segmentsOf(x)
+    const head = segs.length ? joinSegments(segs, ITEM_MAX_CHARS) : ''
+    const ran = ranSegment(x, ITEM_MAX_CHARS - head.length - (head ? 2 : 0))
+    if (ran) segs.push(ran)
     if (segs.length) {
-      const item: SummaryItem = { text: joinSegments(segs, ITEM_MAX_CHARS), at, tokens, importance: levelOf(scoreOf(x)), kind: kindOf(x) }
+      const item: SummaryItem = { text: ran ? (head ? `${head}; ${ran}` : ran) : head, at, tokens, importance: levelOf(scoreOf(x)), kind: kindOf(x) }
       const changed = changedFiles(x)
       const files = (changed.length ? changed : x.files.filter((f) => isProjectFile(f))).map((f) => filePath(f.path))
       if (files.length) item.files = [...new Set(files)].slice(0, 4)

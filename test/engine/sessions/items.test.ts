@@ -76,3 +76,43 @@ t.test("an investigation says what was learned: the agent's result in its words 
   t.match(it.text, /learned: Found 2 backends that call `timezone\.make_naive`: mysql and sqlite3/)
   t.notMatch(it.text, /cursor wrapper/, 'a musing is not learned')
 })
+
+t.test('a terminal-driving exchange names the commands it ran, by their first line, once each, within the item (ranSegment)', async (t) => {
+  // The class: an agent that works through a shell (mini-SWE-agent, pi's bash, Codex's shell).
+  const commands = [
+    'cd /testbed && grep -n "def _detect_changes" django/db/migrations/',
+    'ls -d ~/raddit ~/tmp/raddit 2>/dev/null; echo "---"; ls ~',
+    "cat > /tmp/repro.py << 'EOF'\nprint(1)\nEOF",
+    'python -m pytest tests/migrations -q',
+    'cd /testbed && grep -n "def _detect_changes" django/db/migrations/',
+    'cd /testbed && python -c "import django; print(django.get_version())" && grep -rn "AlterOrderWithRespectTo" django/db',
+  ]
+  const messages = [msg('user', [text('Find where the autodetector orders its operations.')])]
+  commands.forEach((command, k) => {
+    messages.push(msg('assistant', [call(`r${k}`, 'bash', { command })]))
+    messages.push(msg('tool', [result(`r${k}`, k === 3 ? '3 passed in 0.41s' : 'ok')]))
+  })
+  const it = summarizeExchange({ messages }, T0, counter)
+  const plain = it.text.replace(/\s+/g, ' ')
+  t.match(plain, '`cd /testbed && grep -n "def _detect_changes" django/db/migrations/`', 'a command whole')
+  t.match(plain, '`cd /testbed && python -c "import django; print(django.get_version())" && grep -…`', 'a long one by its first 80 characters')
+  t.match(plain, 'ls -d ~/raddit ~/tmp/raddit 2>/dev/null; echo "---"; ls ~', "its own '; ' kept (a no-break space, not the separator)")
+  t.notMatch(it.text, /ls -d ~\/raddit ~\/tmp\/raddit 2>\/dev\/null; /, 'no plain "; " inside a command')
+  t.match(plain, "`cat > /tmp/repro.py << 'EOF'`", "a heredoc's first line only")
+  t.equal(plain.split('def _detect_changes').length - 1, 1, 'a command run twice is named once')
+  t.equal(plain.match(/python -m pytest tests\/migrations -q/g)?.length, 1, 'the passing test run is named once, by its own segment')
+  t.ok(it.text.length <= 600, 'within the item')
+  t.equal(it.text.split('; ').at(-1)!.startsWith('ran '), true, 'written last: condensing drops it first')
+
+  // Many long commands: as many as fit, in order, never a cut one.
+  const many = [msg('user', [text('Look around the repository.')])]
+  for (let k = 0; k < 30; k++) {
+    many.push(msg('assistant', [call(`m${k}`, 'bash', { command: `cd /repo && find src/module_${k} -name "*.py" | xargs grep -n "pattern_${k}" | head -50` })]))
+    many.push(msg('tool', [result(`m${k}`, 'ok')]))
+  }
+  const full = summarizeExchange({ messages: many }, T0, counter)
+  t.ok(full.text.length <= 600, `within the item (${full.text.length})`)
+  const named = [...full.text.matchAll(/pattern_(\d+)/g)].map((m) => Number(m[1]))
+  t.same(named, named.map((_, k) => k), 'the first commands, in order')
+  t.ok(named.length >= 3, `several fit (${named.length})`)
+})
