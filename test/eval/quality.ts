@@ -217,7 +217,8 @@ async function main() {
 // npm run eval: this report, then the continuation probes (test/eval/probes.ts);
 // npm run eval -- probes [--json]: only the probes; npm run eval -- recall [--json]
 // [--postgres]: recall from the archive (test/eval/recall.ts); npm run eval -- own [--json]:
-// the agent's own compaction against compactd's (test/eval/own-compaction.ts). Not a top-level await: probes.ts
+// the agent's own compaction against compactd's (test/eval/own-compaction.ts); npm run eval --
+// rolling [--json]: the rolling session summary's retention (test/eval/rolling-retention.ts). Not a top-level await: probes.ts
 // imports this module, and a cycle through a pending top-level await never settles.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2)
@@ -226,6 +227,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     if (args[0] === 'probes') return probes.main(args.slice(1))
     if (args[0] === 'recall') return (await import('./recall.ts')).main(args.slice(1))
     if (args[0] === 'own') return (await import('./own-compaction.ts')).main(args.slice(1))
+    if (args[0] === 'rolling') return (await import('./rolling-retention.ts')).main(args.slice(1))
     await main()
     console.log('')
     await probes.main(args)
