@@ -30,9 +30,12 @@ export function isStandingConstraint(text: string): boolean {
   return CONSTRAINT_RE.test(text.trim().replace(LABEL_RE, ''))
 }
 
-/** Words of a go-ahead: approving what was proposed, asking for nothing new. */
+/**
+ * Words of a go-ahead: approving what was proposed, asking for nothing new ("ok, start",
+ * "응 해줘", "ok 開始"). One list for the current step and the request trail (requests.ts).
+ */
 const GO_AHEAD = new Set(
-  'ok okay k yes yep yeah sure go ahead start begin do it lgtm sounds good great fine approved let let\'s lets please now then and that works plan looks 開始 始めて はい よし 좋아 좋아요 시작 시작해 시작하자 오케이 ㅇㅋ 네 응 好 好的 开始 可以 行 vas'.split(' '),
+  "ok okay k yes yep yeah sure go ahead start begin do it lgtm sounds good great fine approved let let's lets please now then and that works plan looks 開始 始めて はい よし 좋아 좋아요 시작 시작해 시작하자 오케이 ㅇㅋ 네 응 好 好的 开始 可以 行 vas yup proceed approve alright right us let’s 어 넵 예 좋습니다 그래 그래요 해줘 해 해주세요 진행 진행해 진행해줘 고 고고 ㄱㄱ 시작해줘 ㅇㅇ 了解 お願い お願いします 是的 sí si oui ja".split(' '),
 )
 
 /** Whether an instruction only approves what came before it ("ok, start", "yes go ahead", "ok 開始"). */

@@ -18,9 +18,10 @@
  * Conversation class served: a session whose first user message is a question and whose
  * real task comes later (and every session of several requests).
  */
+import { isGoAhead } from './current-step.ts'
 import type { ConversationEvent } from './events.ts'
 import { isProjectPath } from './project-files.ts'
-import { clip, splitSentences, wordsOf } from './text.ts'
+import { clip, splitSentences } from './text.ts'
 import type { ToolDigest } from './tools.ts'
 
 export type RequestKind = 'work' | 'question' | 'approval' | 'constraint' | 'context'
@@ -46,10 +47,6 @@ export interface RequestTrail {
   approvedProposal?: string
 }
 
-/** Words an approval is made of, and nothing else (at most 6 of them). */
-const APPROVAL_WORDS = new Set(
-  'yes yeah yep yup ok okay k sure go ahead do it please proceed start begin lgtm sounds good fine approved approve alright right let us lets let’s 응 어 네 넵 예 좋아 좋아요 좋습니다 그래 그래요 해줘 해 해주세요 진행 진행해 진행해줘 고 고고 ㄱㄱ 시작 시작해 시작해줘 ㅇㅇ ㅇㅋ 오케이 はい 了解 お願い お願いします 開始 始めて 好 好的 可以 开始 行 是的 sí si oui ja'.split(' '),
-)
 /** Requests phrased as questions are still requests: "can you fix…?", "could you add…?". */
 const POLITE_REQUEST_RE = /^\s*(?:please\s+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?\w+/i
 /** An imperative opening (English) or ending (Korean, Japanese, Chinese) of a sentence. */
@@ -68,8 +65,7 @@ const QUESTION_START_RE = /^\s*(?:what|why|how|which|where|who|when|is|are|does|
  */
 export function requestKind(text: string, isConstraint: (s: string) => boolean, acted = false): RequestKind {
   const t = text.trim()
-  const w = wordsOf(t)
-  if (w.length > 0 && w.length <= 6 && w.every((x) => APPROVAL_WORDS.has(x))) return 'approval'
+  if (isGoAhead(t)) return 'approval'
   if (isConstraint(t)) return 'constraint'
   if (POLITE_REQUEST_RE.test(t)) return 'work'
   const sentences = splitSentences(t).filter((s) => s.trim())
