@@ -203,10 +203,14 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
     }
   }
   // A file only read earns a row when something it returned was used afterwards (read-reuse.ts).
-  const learned = pathsLearnedFrom(events, reads, opts.later?.length ? classifyMessages(opts.later) : [])
-  const fates = foldFileFates(changes)
-  facts.files = fates.filter((f) => f.fate !== 'read' || samePathIn(f.path, learned))
-  facts.unusedReads = fates.filter((f) => f.fate === 'read' && !samePathIn(f.path, learned)).map((f) => f.path)
+  // The events after the range (the kept tail), read once: reuse there counts for reads and findings.
+  const laterEvents = opts.later?.length ? classifyMessages(opts.later) : []
+  const learned = pathsLearnedFrom(events, reads, laterEvents)
+  facts.unusedReads = []
+  for (const f of foldFileFates(changes)) {
+    if (f.fate !== 'read' || samePathIn(f.path, learned)) facts.files.push(f)
+    else facts.unusedReads.push(f.path)
+  }
   facts.commands = [...commands.values()]
   facts.repo = repo.state()
   facts.attempts = rejectedAttempts(facts.tools, events, facts.files)
@@ -220,7 +224,7 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
     const working = currentWork(facts, step)
     if (working) facts.currentWork = working
   }
-  facts.findings = findingsOf(events, opts.later?.length ? classifyMessages(opts.later) : [])
+  facts.findings = findingsOf(events, laterEvents)
   return facts
 }
 
