@@ -15,6 +15,8 @@
  * call whose arguments are gone and that changed nothing and failed in no way, logs
  * nothing.
  */
+import { PATTERN_KEYS } from './tool-args.ts'
+
 /** URI schemes of real resources; any other `scheme://…` is a harness's own reference (artifact://8, agent://3-Review). */
 const RESOURCE_SCHEMES = /^(?:https?|file|ftp|sftp|s3|gs|az|git|ssh|wss?|data|mailto|postgres(?:ql)?|mysql|redis|mongodb(?:\+srv)?):/i
 
@@ -30,7 +32,6 @@ export function argsSpilled(args: Record<string, unknown>): boolean {
 }
 
 const RESOURCE_KEYS = ['url', 'uri', 'href', 'path', 'file_path', 'filePath', 'file', 'filename', 'directory', 'dir_path', 'target']
-const PATTERN_KEYS = ['pattern', 'query', 'regex', 'search', 'search_term', 'glob', 'q']
 /** What the call was for, in words: pi's `_i` intent, a description, the element a browser tool touched. */
 const PURPOSE_KEYS = ['_i', 'intent', 'description', 'reason', 'purpose', 'element', 'selector', 'text', 'key', 'prompt', 'instruction', 'goal']
 

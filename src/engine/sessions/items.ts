@@ -124,6 +124,9 @@ function learnedText(f: Finding): string {
   return `${f.title ? `${f.title}: ` : ''}${f.rows.map((r) => r.join(' ')).join(' / ')}`
 }
 
+/** The exchange's last test run that passed (its own part of the item). */
+const lastPassingTest = (x: ExchangeFacts) => x.tools.filter((t) => t.digest.kind === 'shell' && t.digest.status === 'ok' && isTestCommand(t.digest.target ?? '')).at(-1)
+
 /** The segments of an exchange's own item, most telling first. */
 function segmentsOf(x: ExchangeFacts): string[] {
   const segs: string[] = []
@@ -136,7 +139,7 @@ function segmentsOf(x: ExchangeFacts): string[] {
   // Unresolved failures first, the latest of each kind.
   const failures = [...x.failures].sort((a, b) => Number(a.resolvedAt !== undefined) - Number(b.resolvedAt !== undefined) || b.position - a.position)
   for (const f of failures.slice(0, 3)) segs.push(failureSegment(x, f))
-  const passed = x.tools.filter((t) => t.digest.kind === 'shell' && t.digest.status === 'ok' && isTestCommand(t.digest.target ?? '')).at(-1)
+  const passed = lastPassingTest(x)
   if (passed && !x.failures.some((f) => f.source === passed.digest.target?.trim())) segs.push(`${code(passed.digest.target!, 60)} passed`)
 
   for (const c of x.rootCauses.slice(-1)) segs.push(`cause: ${clipText(c, 160)}`)
@@ -180,7 +183,7 @@ function commandSpan(command: string): string {
  */
 export function ranSegment(x: ExchangeFacts, room: number): string | undefined {
   const named = new Set(x.failures.map((f) => commandSpan(f.source)))
-  const passed = x.tools.filter((t) => t.digest.kind === 'shell' && t.digest.status === 'ok' && isTestCommand(t.digest.target ?? '')).at(-1)
+  const passed = lastPassingTest(x)
   if (passed?.digest.target) named.add(commandSpan(passed.digest.target))
   const spans: string[] = []
   let length = 'ran '.length

@@ -19,13 +19,10 @@
 import type { FormatAdapter } from '../../messages/adapter.ts'
 import type { CanonicalMessage } from '../../messages/canonical.ts'
 import { classifyUserText, withoutTrailingHarness } from '../../facts/classify.ts'
+import { textOf } from '../../facts/text.ts'
 
 /** A reply this short, with no tool call, only acknowledges the harness text before it. */
 const ACK_MAX_CHARS = 160
-
-function textOf(m: CanonicalMessage): string {
-  return m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n')
-}
 
 /** Only text parts (no tool result, image or opaque block that would be lost with it). */
 function textOnly(m: CanonicalMessage): boolean {
