@@ -12,8 +12,6 @@ import { clip } from '../../facts/text.ts'
 /** Share of the summary's budget the answer to the latest request may take; an older answer gets half. */
 export const DELIVERABLE_SHARE = 0.5
 
-/** A rough count for callers without a counter (about 3 characters a token, erring long). */
-export const estimateTokens = (s: string): number => Math.ceil(s.length / 3)
 
 export function deliverableItem(facts: HandoverFacts, originalTask: string, budget: number, count: (s: string) => number): { text: string; priority: number } | undefined {
   const d = deliverableOf(facts.reports ?? [], originalTask)

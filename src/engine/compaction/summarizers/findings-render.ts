@@ -81,13 +81,13 @@ export function findingLogLine(f: Finding): string {
  * highest seq, which the fill takes first); the rest only fill room nothing else wanted,
  * and overflow into the action log just above passing tests and commands, best first.
  */
-export function findingLines(findings: readonly Finding[], budget: number): FindingLine[] {
+export function findingLines(findings: readonly Finding[], budget: number, count: (s: string) => number = estimateTokens): FindingLine[] {
   const tight = budget < 600
   let room = Math.floor(budget * findingsShare(budget))
   const out: FindingLine[] = []
   findings.forEach((f, k) => {
     const text = renderFinding(f, tight)
-    const cost = estimateTokens(text) + 1
+    const cost = count(text) + 1
     const fits = cost <= room
     if (fits) room -= cost
     out.push({ text, priority: fits ? IMPORTANCE.keyFinding : IMPORTANCE.finding, logLine: findingLogLine(f), logPriority: IMPORTANCE.loggedFinding - k * 0.001 })

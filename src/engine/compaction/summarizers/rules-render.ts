@@ -16,11 +16,11 @@ import { stripHeredocBodies } from '../../facts/tools.ts'
 import { taskText } from '../../facts/classify.ts'
 import { repoStateLines } from '../../facts/repo-state.ts'
 import { attemptLines } from '../../facts/attempts.ts'
-import { deliverableItem, estimateTokens } from './deliverable-render.ts'
+import { deliverableItem } from './deliverable-render.ts'
 import { DELIVERABLE_HEADING } from '../../facts/deliverable.ts'
 import { laterTaskLines } from './task-render.ts'
 import { summaryHeader } from '../summary-format.ts'
-import { findingLines } from './findings-render.ts'
+import { estimateTokens, findingLines } from './findings-render.ts'
 
 export type Section = 'task' | 'instructions' | 'answer' | 'findings' | 'files' | 'repo' | 'errors' | 'decisions' | 'state' | 'pending' | 'context' | 'commands'
 
@@ -133,7 +133,7 @@ export function handoverItems(facts: HandoverFacts, originalTask: string, budget
   if (answer) add('answer', answer.text, answer.priority)
 
   // Best first in the section; the fill takes the highest seq of a class first, so the best gets the highest.
-  const findings = findingLines(facts.findings, budget)
+  const findings = findingLines(facts.findings, budget, count)
   findings.forEach((f, k) => items.push({ section: 'findings', text: f.text, priority: f.priority, seq: seq + findings.length - 1 - k, log: { text: f.logLine, priority: f.logPriority } }))
   seq += findings.length
 
