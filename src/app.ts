@@ -13,6 +13,7 @@ import displayRoutes from '../routes/display.ts'
 import estimateRoutes from '../routes/estimate.ts'
 import healthRoutes from '../routes/health.ts'
 import importRoutes from '../routes/import.ts'
+import proxyRoutes from '../routes/proxy.ts'
 import sessionRoutes from '../routes/sessions.ts'
 import type { Config } from './config.ts'
 import type { DatabaseHandle } from './db/database.ts'
@@ -55,6 +56,8 @@ export const LOG_REDACT_PATHS = [
   'req.headers["x-api-key"]',
   'headers.authorization',
   'headers["x-api-key"]',
+  'req.headers["x-compactd-key"]',
+  'headers["x-compactd-key"]',
   '*.apiKey',
   '*.ANTHROPIC_API_KEY',
   '*.OPENAI_API_KEY',
@@ -158,6 +161,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(sessionRoutes)
   await app.register(browseRoutes)
   await app.register(displayRoutes)
+  await app.register(proxyRoutes)
   // The dashboard (GET /ui): its own CSP, no key for the page itself.
   await app.register(uiPlugin)
   return app

@@ -128,6 +128,19 @@ export const configSchema = z.object({
       .optional(),
   ),
 
+  /**
+   * The provider-compatible proxy (issue 23, POST /v1/chat/completions, /v1/responses,
+   * /v1/messages): where requests go on. Credentials are the caller's, passed through.
+   */
+  UPSTREAM_OPENAI_URL: z.url().default('https://api.openai.com/v1'),
+  UPSTREAM_ANTHROPIC_URL: z.url().default('https://api.anthropic.com'),
+  /**
+   * A proxied conversation past its model's threshold is compacted to this share of the
+   * threshold, so the next turns fit under the same compacted prefix (one cache break
+   * buys many cached turns). 0.5: half the threshold.
+   */
+  PROXY_COMPACT_TO: z.coerce.number().gt(0).max(0.95).default(0.5),
+
   /** Serve Swagger UI at /docs. */
   DOCS_ENABLED: bool(true),
 

@@ -37,7 +37,7 @@ interface Route {
   url: string
   /** "METHOD /url", e.g. "GET /sessions/:id". */
   key: string
-  config: { auth?: boolean; rateLimit?: unknown }
+  config: { auth?: boolean; rateLimit?: unknown; proxy?: boolean }
   schema: RouteOptions['schema']
 }
 
@@ -55,8 +55,16 @@ const isDocs = (url: string) => url === '/docs' || url.startsWith('/docs/')
 const isUi = (url: string) => url === UI_PREFIX || url.startsWith(`${UI_PREFIX}/`)
 /** Pages for browsers, not the API: Swagger UI and the dashboard (they hold no data). */
 const isPage = (url: string) => isDocs(url) || isUi(url)
-/** Every route but the pages'. */
-const apiRoutes = (app: FastifyInstance) => routesOf(app).filter((r) => !isPage(r.url))
+/**
+ * The provider-compatible proxy's routes (routes/proxy.ts): the providers' wire format, not
+ * compactd's API. Their bodies pass on with unknown fields, their errors take the
+ * provider's shape, and compactd's key travels in x-compactd-key: test/routes/proxy.test.ts
+ * holds them to those rules. Here they meet the rules every response meets (credentials in
+ * the URL, security headers, no CORS).
+ */
+const isProxy = (r: Route) => r.config.proxy === true
+/** Every route of compactd's own API: not the pages', not the proxy's. */
+const apiRoutes = (app: FastifyInstance) => routesOf(app).filter((r) => !isPage(r.url) && !isProxy(r))
 
 /** Routes anyone may call: probes and metrics (Swagger UI's are public as well). */
 const PUBLIC = new Set(['GET /healthz', 'HEAD /healthz', 'GET /readyz', 'HEAD /readyz', 'GET /metrics', 'HEAD /metrics'])
@@ -105,6 +113,10 @@ const BODIES: Record<string, () => Record<string, unknown>> = {
   'PUT /sessions/:id': () => ({ windowMessages: 2, batchSize: 1 }),
   'POST /sessions/:id/messages': () => ({ messages: [{ role: 'user', content: 'next step' }, { role: 'assistant', content: 'done' }] }),
   'PUT /sessions/:id/summary': () => ({ content: '## Previously in This Session\n1. Written by hand\n' }),
+  'POST /v1/chat/completions': () => ({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }] }),
+  'POST /v1/responses': () => ({ model: 'gpt-4o', input: [{ role: 'user', content: 'hello' }] }),
+  'POST /v1/messages': () => ({ model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hello' }] }),
+  'POST /v1/messages/count_tokens': () => ({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hello' }] }),
 }
 
 function takesBody(route: Route): boolean {
@@ -374,6 +386,12 @@ t.test('API2 credentials in the URL: refused with a 400 credentials_in_url on ev
       for (const headers of [{}, as(key)]) {
         const res = await call(app, route, { query, headers, body: bodyFor(route) })
         t.equal(res.statusCode, 400, `${route.key} ?${label}: 400`)
+        t.notOk(res.body.includes(key.slice(4)), 'the key is not echoed')
+        if (isProxy(route)) {
+          // The provider's error shape (OpenAI's or Anthropic's), the same refusal.
+          t.match(JSON.stringify(res.json()), /credentials are not accepted in the URL/, `${route.key} ?${label}: refused in the provider's shape`)
+          continue
+        }
         const body = errorBody(t, res, `${route.key} ?${label}`)
         t.equal(body.error, 'credentials_in_url')
         t.match(body.message as string, /Authorization header/, 'says where the key goes')
@@ -412,7 +430,7 @@ t.test('API3 mass assignment: unknown body fields are a 400 on every route, and 
   const { app, database } = await buildTestApp(t)
   t.equal((await app.inject({ method: 'PUT', url: '/sessions/sec-1', payload: {} })).statusCode, 201)
   const bodyRoutes = apiRoutes(app).filter(takesBody)
-  t.same(bodyRoutes.map((r) => r.key).sort(), Object.keys(BODIES).sort(), 'every route with a body is checked (and only those take one)')
+  t.same(bodyRoutes.map((r) => r.key).sort(), Object.keys(BODIES).filter((k) => !k.startsWith('POST /v1/')).sort(), "every route with a body is checked (and only those take one; the proxy's pass unknown fields on)")
   for (const route of bodyRoutes) {
     const shape = (route.schema!.body as z.ZodObject).shape
     const own = SERVER_OWNED_BUT[route.key] ?? []
@@ -547,6 +565,8 @@ t.test('API5 function level: the public routes are an allow-list, no route manag
   t.same(routes.filter((r) => r.config.rateLimit === false).map((r) => r.key).sort(), [...PUBLIC].sort(), 'routes without a rate limit: the same')
   t.ok(routesOf(app).filter((r) => isPage(r.url)).every((r) => r.config.auth === false && /^(GET|HEAD) /.test(r.key)), 'Swagger UI and the dashboard page: read-only routes, no data')
   t.same(routes.filter((r) => /key|tenant|admin|user|account|token/i.test(r.url)).map((r) => r.key), [], 'no HTTP route manages keys or tenants (npm run key:create does)')
+  t.same(routesOf(app).filter(isProxy).map((r) => r.key).sort(), ['GET /v1/models', 'HEAD /v1/models', 'POST /v1/chat/completions', 'POST /v1/messages', 'POST /v1/messages/count_tokens', 'POST /v1/responses'], "the proxy's routes: the providers' endpoints only")
+  t.ok(routesOf(app).filter(isProxy).every((r) => r.config.auth !== false && r.config.rateLimit !== false), "the proxy's routes need a key (x-compactd-key) and are rate limited")
 
   const metrics = (headers: Record<string, string>) => app.inject({ method: 'GET', url: '/metrics', headers })
   for (const [label, headers] of [
@@ -873,7 +893,7 @@ t.test('API8 Swagger UI renders in a real browser under its policy, with no viol
   await page.goto(`http://127.0.0.1:${port}/docs/`)
   await page.waitForSelector('.swagger-ui .info .title', { timeout: 20_000 })
   t.match(await page.textContent('.swagger-ui .info .title'), /^compactd/, 'the document is loaded and rendered')
-  const operations = apiRoutes(app).filter((r) => r.method !== 'HEAD').length
+  const operations = routesOf(app).filter((r) => !isPage(r.url) && r.method !== 'HEAD').length
   t.equal(await page.locator('.opblock').count(), operations, 'every operation is listed')
   await page.click('.opblock-summary >> nth=0')
   await page.waitForSelector('.opblock-body', { timeout: 5_000 })
@@ -945,12 +965,12 @@ t.test('API9 inventory: openapi.yaml documents exactly the routes that exist, wi
     security: unknown[]
   }
   const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p.replace(/\{(\w+)\}/g, ':$1')}`))
-  const routes = apiRoutes(app).filter((r) => r.method !== 'HEAD')
+  const routes = routesOf(app).filter((r) => !isPage(r.url) && r.method !== 'HEAD')
   t.same(documented.sort(), routes.map((r) => r.key).sort(), 'every route is documented, and nothing else is')
   t.same(doc.security, [{ bearerAuth: [] }], 'an API key by default')
   for (const route of routes) {
     const op = doc.paths[route.url.replace(/:(\w+)/g, '{$1}')]![route.method.toLowerCase()]!
-    const expected = route.url === '/metrics' ? [{ metricsToken: [] }] : route.config.auth === false ? [] : undefined
+    const expected = route.url === '/metrics' ? [{ metricsToken: [] }] : isProxy(route) ? [{ compactdKey: [] }] : route.config.auth === false ? [] : undefined
     t.same(op.security, expected, `${route.key}: security ${JSON.stringify(expected ?? doc.security)}`)
   }
 })

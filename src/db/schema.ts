@@ -174,6 +174,19 @@ export interface SchedulerStateTable {
   last_run_at: Timestamp
 }
 
+/** migrations/0007_proxy_prefixes.ts: the compacted prefix a proxied session's requests reuse. */
+export interface ProxyPrefixesTable {
+  tenant_id: string
+  session_id: string
+  covered_count: number
+  covered_hash: string
+  /** JSON text (not jsonb: its bytes are what the provider's cache sees again). */
+  parts: string
+  system: string | null
+  checkpoint_num: number
+  updated_at: Generated<Timestamp>
+}
+
 export interface Database {
   tenants: TenantsTable
   api_keys: ApiKeysTable
@@ -188,4 +201,5 @@ export interface Database {
   archived_messages: ArchivedMessagesTable
   archive_chunks: ArchiveChunksTable
   archive_usage: ArchiveUsageTable
+  proxy_prefixes: ProxyPrefixesTable
 }

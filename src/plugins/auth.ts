@@ -15,6 +15,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** false: no API key needed (health, docs). */
     auth?: boolean
+    /**
+     * A provider-compatible route (routes/proxy.ts): Authorization and x-api-key are the
+     * caller's provider credentials, passed through, so compactd's key is x-compactd-key.
+     */
+    proxy?: boolean
   }
   interface FastifyInstance {
     /** True while no API key exists and the service runs in single-tenant open mode. */
@@ -77,11 +82,13 @@ export default fp(
         req.tenant = openTenant
         return
       }
-      const header = req.headers.authorization
-      const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
+      const proxied = req.routeOptions.config?.proxy === true
+      const header = proxied ? req.headers['x-compactd-key'] : req.headers.authorization
+      const match = typeof header === 'string' ? (proxied ? /^(?:Bearer\s+)?(\S+)\s*$/i : /^Bearer\s+(\S+)\s*$/i).exec(header) : null
       const tenant = match ? await lookUpKey(match[1]!) : undefined
       // One answer for missing, malformed, unknown and revoked keys: no hint of what exists.
       if (!tenant) {
+        if (proxied) throw new ApiError(401, 'unauthorized', 'missing or invalid compactd API key (send x-compactd-key: <key>; Authorization goes to the provider)')
         reply.header('www-authenticate', 'Bearer')
         throw new ApiError(401, 'unauthorized', 'missing or invalid API key (send Authorization: Bearer <key>)')
       }

@@ -83,6 +83,67 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
   socket.destroy(err)
 }
 
+/** An error's answer in the API's error shape (headers it needs already set on `reply`). */
+export interface ErrorAnswer {
+  status: number
+  body: { error: string; message: string; requestId: string; issues?: ErrorIssue[]; [k: string]: unknown }
+  /** Sent as plain JSON, past the route's response schema (a route may document its own body for the status). */
+  plainJson?: boolean
+}
+
+/**
+ * What an error thrown by a route or a hook answers: a validation error names its fields,
+ * a described error (errors.ts) its code, fastify's own errors theirs, an unreachable
+ * database a 503; anything else is logged and a 500 without detail. The default error
+ * handler sends it as is; the proxy's routes send it in the provider's shape.
+ */
+export function errorAnswer(err: FastifyError, req: FastifyRequest, reply: FastifyReply, bodyLimit: number): ErrorAnswer {
+  const requestId = req.id
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const root = err.validationContext ?? 'body'
+    const issues = validationIssues(err.validation as Parameters<typeof validationIssues>[0], root)
+    return { status: 400, body: { error: 'validation_error', message: issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues, requestId } }
+  }
+  const described = describeError(err)
+  if (described) {
+    if (described.headers) reply.headers(described.headers)
+    return {
+      status: described.statusCode,
+      body: { error: described.code, message: described.message, ...(described.issues ? { issues: described.issues } : {}), ...described.details, requestId },
+    }
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      // Read and discard the rest, so that the client, still sending, gets the 413.
+      lingerOverOversizedBody(req, reply, bodyLimit)
+      return { status: 413, body: { error: 'payload_too_large', message: `request body exceeds ${bodyLimit} bytes`, requestId } }
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, body: { error: 'unsupported_media_type', message: 'send the body as application/json', requestId } }
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, body: { error: 'invalid_json', message: 'the JSON body is empty', requestId } }
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { status: 400, body: { error: 'invalid_json', message: `malformed JSON body: ${err.message}`, requestId } }
+  }
+  // Fastify's JSON parser raises SyntaxError (status 400) for malformed bodies.
+  if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
+    return { status: 400, body: { error: 'invalid_json', message: `malformed JSON body: ${err.message}`, requestId } }
+  }
+  const status = err.statusCode ?? 500
+  if (status >= 400 && status < 500) {
+    if (status === 429) {
+      return { status: 429, body: { error: 'rate_limited', message: err.message, requestId } }
+    }
+    return { status, body: { error: (err.code ?? 'bad_request').toLowerCase(), message: err.message, requestId } }
+  }
+  if (isDatabaseUnavailable(err)) {
+    req.log.warn({ err: { message: err.message, code: err.code } }, 'database unavailable')
+    reply.header('retry-after', '5')
+    return { status: 503, body: { error: 'database_unavailable', message: 'the database is unreachable right now; retry shortly', requestId }, plainJson: true }
+  }
+  req.log.error({ err }, 'unhandled error')
+  return { status: 500, body: { error: 'internal_error', message: 'internal server error', requestId } }
+}
+
 export default fp(async function errorsPlugin(app: FastifyInstance) {
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({ error: 'not_found', message: `no route for ${req.method} ${req.url.split('?')[0]}`, requestId: req.id })
@@ -104,61 +165,9 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
   })
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    const requestId = req.id
-    if (hasZodFastifySchemaValidationErrors(err)) {
-      const root = err.validationContext ?? 'body'
-      const issues = validationIssues(err.validation as Parameters<typeof validationIssues>[0], root)
-      return reply.code(400).send({
-        error: 'validation_error',
-        message: issues.map((i) => `${i.path}: ${i.message}`).join('; '),
-        issues,
-        requestId,
-      })
-    }
-    const described = describeError(err)
-    if (described) {
-      if (described.headers) reply.headers(described.headers)
-      return reply.code(described.statusCode).send({
-        error: described.code,
-        message: described.message,
-        ...(described.issues ? { issues: described.issues } : {}),
-        ...described.details,
-        requestId,
-      })
-    }
-    switch (err.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        // Read and discard the rest, so that the client, still sending, gets the 413.
-        lingerOverOversizedBody(req, reply, app.initialConfig.bodyLimit ?? 0)
-        return reply.code(413).send({ error: 'payload_too_large', message: `request body exceeds ${app.initialConfig.bodyLimit} bytes`, requestId })
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return reply.code(415).send({ error: 'unsupported_media_type', message: 'send the body as application/json', requestId })
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return reply.code(400).send({ error: 'invalid_json', message: 'the JSON body is empty', requestId })
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-        return reply.code(400).send({ error: 'invalid_json', message: `malformed JSON body: ${err.message}`, requestId })
-    }
-    // Fastify's JSON parser raises SyntaxError (status 400) for malformed bodies.
-    if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
-      return reply.code(400).send({ error: 'invalid_json', message: `malformed JSON body: ${err.message}`, requestId })
-    }
-    const status = err.statusCode ?? 500
-    if (status >= 400 && status < 500) {
-      if (status === 429) {
-        return reply.code(429).send({ error: 'rate_limited', message: err.message, requestId })
-      }
-      return reply.code(status).send({ error: (err.code ?? 'bad_request').toLowerCase(), message: err.message, requestId })
-    }
-    if (isDatabaseUnavailable(err)) {
-      req.log.warn({ err: { message: err.message, code: err.code } }, 'database unavailable')
-      return reply
-        .code(503)
-        .header('retry-after', '5')
-        // Plain JSON: a route may document its own 503 body (GET /summary's placeholder).
-        .serializer(JSON.stringify)
-        .send({ error: 'database_unavailable', message: 'the database is unreachable right now; retry shortly', requestId })
-    }
-    req.log.error({ err }, 'unhandled error')
-    return reply.code(500).send({ error: 'internal_error', message: 'internal server error', requestId })
+    const answer = errorAnswer(err, req, reply, app.initialConfig.bodyLimit ?? 0)
+    // Plain JSON: a route may document its own 503 body (GET /summary's placeholder).
+    if (answer.plainJson) return reply.code(answer.status).serializer(JSON.stringify).send(answer.body)
+    return reply.code(answer.status).send(answer.body)
   })
 })

@@ -173,6 +173,37 @@ function bodyOptional(req: FastifyRequest): boolean {
   return optional
 }
 
+/**
+ * The JSON body parser: JSON.parse and one walk of the result for the depth limit and
+ * prototype poisoning (inspectJson), where fastify's default scanned the text with
+ * secure-json-parse's regular expressions and this plugin then walked the value again.
+ * Same answers: an empty or malformed body, or a poisoning key, is fastify's own
+ * FST_ERR_CTP_* error (400 invalid_json); a value nested too deep is 400 nesting_too_deep.
+ * The proxy's routes (routes/proxy.ts) parse with it too, keeping the bytes beside.
+ */
+export function parseGuardedJson(req: FastifyRequest, text: string, done: (err: Error | null, value?: unknown) => void): void {
+  // No body with a JSON content type (many clients set it on every request): no body,
+  // for a route that takes none (DELETE, GET, a refresh) or whose body is optional; an
+  // empty body where one is required stays a 400 invalid_json.
+  if (text.length === 0) return bodyOptional(req) ? done(null, undefined) : done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined)
+  if (text.length > CONTAINER_SCAN_MIN_CHARS && tooManyContainers(text)) {
+    const what = `more than ${MAX_JSON_CONTAINERS.toLocaleString('en-US')} JSON objects and arrays`
+    return done(new ApiError(413, 'payload_too_large', `the body holds ${what}; send fewer or larger values`, [{ path: 'body', message: what }]), undefined)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined)
+  }
+  const verdict = inspectJson(value)
+  if (verdict === 'ok') return done(null, value)
+  if (verdict === 'poisoned') return done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined)
+  const tooDeep = findTooDeep(value) ?? { path: 'body', inString: false }
+  const what = tooDeep.inString ? `JSON text nested deeper than ${MAX_JSON_DEPTH} levels` : `nested deeper than ${MAX_JSON_DEPTH} levels (the body is level 1)`
+  done(new ApiError(400, 'nesting_too_deep', `${tooDeep.path}: ${what}`, [{ path: tooDeep.path, message: what }]), undefined)
+}
+
 export default fp(
   async function inputGuardsPlugin(app: FastifyInstance) {
     // The API takes JSON only: without this, fastify's built-in text/plain parser hands a
@@ -186,7 +217,8 @@ export default fp(
     // A callback hook, not an async one: every request passes here (one less promise).
     app.addHook('preValidation', (req, _reply, done) => {
       // Swagger UI's own routes take their own query strings (and are not the API).
-      if (req.routeOptions.url?.startsWith('/docs')) return done()
+      // The proxy's routes pass the query on to the provider (routes/proxy.ts).
+      if (req.routeOptions.url?.startsWith('/docs') || req.routeOptions.config?.proxy === true) return done()
       const issues = queryIssues(req)
       if (issues.length > 0) {
         return done(new ApiError(400, 'validation_error', issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues))
@@ -194,35 +226,9 @@ export default fp(
       done()
     })
 
-    // The JSON body parser: JSON.parse and one walk of the result for the depth limit and
-    // prototype poisoning (inspectJson), where fastify's default scanned the text with
-    // secure-json-parse's regular expressions and this plugin then walked the value again.
-    // Same answers: an empty or malformed body, or a poisoning key, is fastify's own
-    // FST_ERR_CTP_* error (400 invalid_json); a value nested too deep is 400 nesting_too_deep.
+    // The JSON body parser (parseGuardedJson above).
     app.removeContentTypeParser('application/json')
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-      const text = body as string
-      // No body with a JSON content type (many clients set it on every request): no body,
-      // for a route that takes none (DELETE, GET, a refresh) or whose body is optional; an
-      // empty body where one is required stays a 400 invalid_json.
-      if (text.length === 0) return bodyOptional(req) ? done(null, undefined) : done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined)
-      if (text.length > CONTAINER_SCAN_MIN_CHARS && tooManyContainers(text)) {
-        const what = `more than ${MAX_JSON_CONTAINERS.toLocaleString('en-US')} JSON objects and arrays`
-        return done(new ApiError(413, 'payload_too_large', `the body holds ${what}; send fewer or larger values`, [{ path: 'body', message: what }]), undefined)
-      }
-      let value: unknown
-      try {
-        value = JSON.parse(text)
-      } catch {
-        return done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined)
-      }
-      const verdict = inspectJson(value)
-      if (verdict === 'ok') return done(null, value)
-      if (verdict === 'poisoned') return done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined)
-      const tooDeep = findTooDeep(value) ?? { path: 'body', inString: false }
-      const what = tooDeep.inString ? `JSON text nested deeper than ${MAX_JSON_DEPTH} levels` : `nested deeper than ${MAX_JSON_DEPTH} levels (the body is level 1)`
-      done(new ApiError(400, 'nesting_too_deep', `${tooDeep.path}: ${what}`, [{ path: tooDeep.path, message: what }]), undefined)
-    })
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => parseGuardedJson(req, body as string, done))
   },
   { name: 'input-guards' },
 )

@@ -16,9 +16,10 @@ import { sql, type Kysely } from 'kysely'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Database } from '../db/schema.ts'
 import { ApiError } from '../errors.ts'
+import type { ProxyMetrics } from '../use-cases/proxy/metrics.ts'
 import type { SessionMetrics } from '../use-cases/sessions/metrics.ts'
 
-export interface AppMetrics extends SessionMetrics {
+export interface AppMetrics extends SessionMetrics, ProxyMetrics {
   registry: Registry
   /** Enqueues: `outcome` new (an entry was created) or merged (into the pending one). */
   updatesQueued: Counter<'priority' | 'outcome'>
@@ -34,6 +35,9 @@ export interface AppMetrics extends SessionMetrics {
   emergencyTruncations: Counter
   compactions: Counter<'strategy'>
   compactionTokensSaved: Counter
+  /** Proxied requests by endpoint and outcome (passthrough, reused prefix, compacted now). */
+  proxyRequests: Counter<'endpoint' | 'outcome'>
+  proxyTokensSaved: Counter<'endpoint'>
   httpDuration: Histogram<'method' | 'route' | 'status_code'>
 }
 
@@ -120,6 +124,13 @@ export function createMetrics(opts: { queueStats?: () => Promise<QueueStats>; de
     }),
     compactions: new Counter({ name: 'compactd_compactions_total', help: 'Compactions performed (POST /compact and session context), by strategy.', labelNames: ['strategy'], registers }),
     compactionTokensSaved: new Counter({ name: 'compactd_compaction_tokens_saved_total', help: 'Tokens removed by compactions (tokensBefore - tokensAfter).', registers }),
+    proxyRequests: new Counter({
+      name: 'compactd_proxy_requests_total',
+      help: 'Requests through the provider-compatible proxy, by endpoint and outcome: passthrough (under the threshold), reused (the compacted prefix repeated byte for byte: cacheable), compacted (a new prefix).',
+      labelNames: ['endpoint', 'outcome'],
+      registers,
+    }),
+    proxyTokensSaved: new Counter({ name: 'compactd_proxy_tokens_saved_total', help: 'Input tokens the proxy kept from the provider (request tokens less forwarded tokens).', labelNames: ['endpoint'], registers }),
     httpDuration: new Histogram({
       name: 'compactd_http_request_duration_seconds',
       help: 'HTTP request duration by method, route pattern and status code, in seconds.',
@@ -152,6 +163,10 @@ export function createMetrics(opts: { queueStats?: () => Promise<QueueStats>; de
     onCompaction(event) {
       counters.compactions.inc({ strategy: event.strategy })
       counters.compactionTokensSaved.inc(Math.max(0, event.tokensBefore - event.tokensAfter))
+    },
+    onProxied(endpoint, outcome, tokensSaved) {
+      counters.proxyRequests.inc({ endpoint, outcome })
+      if (tokensSaved > 0) counters.proxyTokensSaved.inc({ endpoint }, tokensSaved)
     },
   }
 }

@@ -27,11 +27,18 @@ export default fp(
           securitySchemes: {
             bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key from `npm run key:create`.' },
             metricsToken: { type: 'http', scheme: 'bearer', description: 'The METRICS_TOKEN of the server (GET /metrics only; public while it is unset).' },
+            compactdKey: {
+              type: 'apiKey',
+              in: 'header',
+              name: 'x-compactd-key',
+              description: "An API key from `npm run key:create`, on the proxy's routes (/v1/…), where Authorization and x-api-key carry the caller's provider credentials.",
+            },
           },
         },
         security: [{ bearerAuth: [] }],
         tags: [
           { name: 'tokens', description: 'Token estimation and compaction thresholds' },
+          { name: 'proxy', description: "Provider-compatible endpoints: point an OpenAI or Anthropic SDK's baseURL at compactd, and long conversations are compacted on the way" },
           { name: 'compaction', description: 'Compaction of conversations, and the checkpoints stored per session' },
           { name: 'archive', description: 'The archive of what compaction dropped: search it, read an original back by its reference' },
           { name: 'sessions', description: 'Sessions: a sliding window of recent messages and a rolling summary kept current in the background' },

@@ -25,6 +25,7 @@ export default fp(
       db: app.db,
       summarizers: app.providers.summarizers,
       anthropicCounter: app.providers.anthropicCounter,
+      upstream: app.providers.upstream,
       compute: app.compute,
       metrics: app.metrics,
       tokenCache: app.tokenCache,

@@ -9,7 +9,9 @@ import type { Database } from '../db/schema.ts'
 import type { MessageCountCache } from '../engine/tokens/count.ts'
 import type { ProviderTokenCounter } from '../providers/anthropic-count.ts'
 import type { SummarizerRegistry } from '../providers/summarizer-clients.ts'
+import type { UpstreamClient } from '../providers/upstream.ts'
 import type { ComputeRunner } from './compute.ts'
+import type { ProxyMetrics } from './proxy/metrics.ts'
 import type { SessionMetrics } from './sessions/metrics.ts'
 
 export interface Log {
@@ -23,12 +25,14 @@ export interface UseCaseDeps {
   db: Kysely<Database>
   /** The llm strategy's and the sessions' llm mode's provider clients. */
   summarizers: SummarizerRegistry
+  /** The proxy's HTTP client to the configured provider upstreams. */
+  upstream: UpstreamClient
   /** Anthropic's count_tokens (POST /estimate method `provider`). */
   anthropicCounter: ProviderTokenCounter
   /** Runs the CPU parts: the compute pool, or inlineCompute() on this thread. */
   compute: ComputeRunner
   /** What the use cases report (the metrics plugin implements it); none: nothing is reported. */
-  metrics?: SessionMetrics
+  metrics?: SessionMetrics & Partial<ProxyMetrics>
   /** Per-message token counts remembered across requests (src/plugins/token-cache.ts), per tenant. */
   tokenCache?: { for(tenantId: string): MessageCountCache }
   log: Log

@@ -26,6 +26,7 @@ import { makeDisplay, makeFormats } from './display.ts'
 import type { UseCaseDeps } from './deps.ts'
 import { makeEstimate } from './estimate/estimate.ts'
 import { makeImport } from './import/import.ts'
+import { makeProxy } from './proxy/proxy.ts'
 import { makeReadiness } from './readiness.ts'
 import { makeSessions, type SessionsDeps } from './sessions/index.ts'
 import { makeStrategies } from './strategies.ts'
@@ -36,13 +37,16 @@ export function makeUseCases(base: UseCaseDeps & Pick<SessionsDeps, 'cache' | 's
   // One indexer per app: what is archived is indexed after its transaction (archive/indexer.ts).
   const archiveIndexer = makeArchiveIndexer(base)
   const deps = { ...base, archiveIndexer }
+  const compact = makeCompact(deps)
+  const estimate = makeEstimate(deps)
   return {
     archiveIndexer,
-    compact: makeCompact(deps),
+    compact,
     strategies: makeStrategies(deps),
     display: makeDisplay(),
     formats: makeFormats(),
-    estimate: makeEstimate(deps),
+    estimate,
+    proxy: makeProxy({ ...deps, estimate, compact }),
     import: makeImport(deps),
     checkpoints: makeCheckpoints(deps),
     archive: makeArchive(deps),

@@ -574,3 +574,241 @@ t.test('extractFilePaths', async (t) => {
     ['src/foo.ts', '/testbed/django/forms/widgets.py', './lib/x.d.ts'],
   );
 });
+
+// ---------------------------------------------------------------------------
+// OpenAI Responses API (POST /v1/responses, test/fakes/fake-responses.ts)
+// ---------------------------------------------------------------------------
+
+t.test('Responses API: create returns the deterministic summary as output_text, recorded with route responses', async (t) => {
+  const params = {
+    model: 'fake-summarizer',
+    instructions: 'Summarise the session. This is Compaction Round 3.',
+    input: [{ role: 'user' as const, content: TRANSCRIPT }],
+  };
+  const res = await openai.responses.create(params);
+  const text = fakeSummaryFor(params);
+  t.ok(text.startsWith('## Session Summary (Compaction Round 3)\n'), 'instructions are part of the prompt');
+  t.equal(res.output_text, text, 'the SDK’s output_text is the fake summary');
+  t.equal(res.object, 'response');
+  t.match(res.id, /^resp_/);
+  t.equal(res.status, 'completed');
+  t.equal(res.model, 'fake-summarizer');
+  t.type(res.created_at, 'number');
+  t.same(res.output, [
+    { type: 'message', id: res.output[0]?.id, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] },
+  ]);
+  t.match(res.output[0]?.id, /^msg_/);
+  const inputTokens = Math.ceil((params.instructions.length + TRANSCRIPT.length) / 4);
+  t.same(res.usage, {
+    input_tokens: inputTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: Math.ceil(text.length / 4),
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: inputTokens + Math.ceil(text.length / 4),
+  });
+  t.equal(countRequestTokens(params), inputTokens);
+  const rec = fake.lastRequest;
+  t.equal(rec?.path, '/v1/responses');
+  t.equal(rec?.route, 'responses');
+  t.equal(rec?.api, 'openai');
+  t.equal(rec?.inputTokens, inputTokens);
+  t.same(rec?.body, params);
+  t.same(JSON.parse(rec?.rawBody ?? ''), params);
+  t.equal(rec?.headers.authorization, `Bearer ${KEY}`);
+  t.equal(rec?.status, 200);
+  t.equal(rec?.behaviour, 'ok');
+  t.equal((await openai.responses.create(params)).output_text, text, 'deterministic');
+
+  // A string input; every input item kind and the tool definitions are counted.
+  const plain = await openai.responses.create({ model: 'm', input: 'abcdefgh' });
+  t.equal(plain.usage?.input_tokens, 2);
+  const tools = [{ type: 'function' as const, name: 'read', parameters: { type: 'object', properties: {} }, strict: false }];
+  const items = [
+    { role: 'developer', content: 'abcd' },
+    { role: 'user', content: [{ type: 'input_text', text: 'efgh' }] },
+    { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'ijkl' }] },
+    { type: 'function_call', call_id: 'c1', name: 'read', arguments: '{"p":1}' },
+    { type: 'function_call_output', call_id: 'c1', output: '12345678' },
+    { type: 'message', role: 'assistant', id: 'msg_x', status: 'completed', content: [{ type: 'output_text', text: 'mnop', annotations: [] }] },
+  ] as unknown as OpenAI.Responses.ResponseInput;
+  const counted = await openai.responses.create({ model: 'm', input: items, tools });
+  const chars = 4 + 4 + 4 + 7 + 8 + 4 + JSON.stringify(tools[0]).length;
+  t.equal(counted.usage?.input_tokens, Math.ceil(chars / 4));
+  t.equal(fake.lastRequest?.inputTokens, Math.ceil(chars / 4));
+  t.equal(countRequestTokens({ model: 'm', input: items, tools }), Math.ceil(chars / 4));
+});
+
+t.test('Responses API: streamed create, responses.stream() and max_output_tokens', async (t) => {
+  const params = { model: 'fake-summarizer', input: TRANSCRIPT };
+  const expected = (await openai.responses.create(params)).output_text;
+
+  const stream = await openai.responses.create({ ...params, stream: true });
+  const types: string[] = [];
+  const seqs: number[] = [];
+  const deltas: string[] = [];
+  let completed: OpenAI.Responses.Response | undefined;
+  for await (const event of stream) {
+    types.push(event.type);
+    seqs.push(event.sequence_number);
+    if (event.type === 'response.output_text.delta') deltas.push(event.delta);
+    if (event.type === 'response.completed') completed = event.response;
+  }
+  t.equal(deltas.join(''), expected, 'deltas join to the non-streamed text');
+  t.ok(deltas.length > 1 && deltas.every((d) => d.length <= 32), 'chunks of streamChunkChars');
+  t.same(seqs, seqs.map((_, i) => i), 'sequence_number counts from 0');
+  t.same(
+    types.filter((type) => type !== 'response.output_text.delta'),
+    [
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ],
+  );
+  t.equal(completed?.status, 'completed');
+  t.match(completed?.output, [{ type: 'message', content: [{ type: 'output_text', text: expected }] }]);
+  t.equal(completed?.usage?.input_tokens, Math.ceil(TRANSCRIPT.length / 4));
+
+  // The wire: text/event-stream with `event:` and `data:` lines.
+  const raw = await fetch(`${fake.openaiBaseURL}/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', input: 'hi', stream: true }),
+  });
+  t.match(raw.headers.get('content-type'), /^text\/event-stream/);
+  const wire = await raw.text();
+  t.ok(wire.startsWith('event: response.created\ndata: {"type":"response.created","sequence_number":0,'), wire.slice(0, 80));
+
+  // The SDK's stream helper: delta events, iteration, finalResponse().
+  const helper = openai.responses.stream(params);
+  let helperText = '';
+  helper.on('response.output_text.delta', (e) => (helperText += e.delta));
+  const final = await helper.finalResponse();
+  t.equal(helperText, expected);
+  t.equal(final.output_text, expected);
+  let iterated = '';
+  for await (const e of openai.responses.stream(params)) if (e.type === 'response.output_text.delta') iterated += e.delta;
+  t.equal(iterated, expected);
+
+  // max_output_tokens cuts the text: status 'incomplete', streamed as response.incomplete.
+  const cut = await openai.responses.create({ ...params, max_output_tokens: 16 });
+  t.equal(cut.status, 'incomplete');
+  t.same(cut.incomplete_details, { reason: 'max_output_tokens' });
+  t.equal(cut.output_text, expected.slice(0, 64));
+  t.equal(cut.usage?.output_tokens, 16);
+  const cutStream = await openai.responses.create({ ...params, max_output_tokens: 16, stream: true });
+  let last = '';
+  for await (const e of cutStream) last = e.type;
+  t.equal(last, 'response.incomplete');
+});
+
+t.test('Responses API: tool calls as function_call items; a scripted turn sees the function_call_output', async (t) => {
+  const calls = [
+    { id: 'call_a', name: 'read_file', input: { path: 'src/db.ts' } },
+    { name: 'bash', input: { command: 'npm test' } },
+  ];
+  fake.enqueue({ kind: 'ok', toolCalls: calls });
+  const res = await openai.responses.create({ model: 'm', input: 'go' });
+  t.equal(res.output_text, '', 'no message item with the calls');
+  t.match(res.output, [
+    { type: 'function_call', id: /^fc_/, call_id: 'call_a', name: 'read_file', arguments: '{"path":"src/db.ts"}', status: 'completed' },
+    { type: 'function_call', id: /^fc_/, call_id: 'call_1_1', name: 'bash', arguments: '{"command":"npm test"}', status: 'completed' },
+  ]);
+  t.equal(res.output.length, 2);
+
+  fake.enqueue(
+    { kind: 'ok', content: 'Reading.', toolCalls: calls.slice(0, 1) },
+    { kind: 'ok', content: (turn) => `${turn.route}/${turn.api}: ${turn.lastMessage} (${turn.pieces.filter((p) => p.role === 'tool').length} tool results)` },
+  );
+  const streamed = await openai.responses.stream({ model: 'm', input: 'go' }).finalResponse();
+  t.same(streamed.output.map((o) => o.type), ['message', 'function_call']);
+  t.equal(streamed.output_text, 'Reading.');
+  const call = streamed.output[1];
+  t.same(call.type === 'function_call' ? [call.call_id, call.name, JSON.parse(call.arguments)] : call, ['call_a', 'read_file', { path: 'src/db.ts' }]);
+
+  const input: OpenAI.Responses.ResponseInput = [
+    { role: 'user', content: 'go' },
+    { type: 'function_call', call_id: 'call_a', name: 'read_file', arguments: '{"path":"src/db.ts"}' },
+    { type: 'function_call', call_id: 'call_b', name: 'bash', arguments: '{}' },
+    { type: 'function_call_output', call_id: 'call_a', output: 'export const db = 1;' },
+    { type: 'function_call_output', call_id: 'call_b', output: 'ok 3 tests' },
+  ];
+  const answer = await openai.responses.create({ model: 'm', input });
+  t.equal(answer.output_text, 'responses/openai: export const db = 1;\nok 3 tests (2 tool results)');
+});
+
+t.test('Responses API: behaviours, auth, validation and the context window', async (t) => {
+  const create = (extra: Record<string, unknown> = {}, client = openai) =>
+    client.responses.create({ model: 'fake-summarizer', input: 'x', ...extra } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+
+  fake.enqueue({ kind: 'rate-limit', retryAfterSeconds: 7 });
+  const rl = await create().catch((e: unknown) => e);
+  t.ok(rl instanceof OpenAI.RateLimitError, 'untargeted rate-limit applies to responses');
+  if (rl instanceof OpenAI.RateLimitError) {
+    t.equal(rl.status, 429);
+    t.equal(rl.code, 'rate_limit_exceeded');
+    t.equal(rl.headers?.get('retry-after'), '7');
+    t.match(rl.error, { message: /Rate limit reached/, type: 'requests' });
+  }
+  fake.enqueue({ kind: 'rate-limit', route: 'responses', retryAfterSeconds: 2 });
+  const rls = await openai.responses.create({ model: 'm', input: 'x', stream: true }).catch((e: unknown) => e);
+  t.ok(rls instanceof OpenAI.RateLimitError, 'streamed too');
+  t.equal((rls as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after'), '2');
+
+  fake.enqueue({ kind: 'server-error', route: 'chat.completions' });
+  t.equal((await create({}, openai)).status, 'completed', 'a fault targeted at chat.completions skips responses');
+  await rejectsWith(t, chat('x'), OpenAI.InternalServerError);
+  fake.enqueue({ kind: 'http-error', status: 403, message: 'nope' });
+  await rejectsWith(t, create(), OpenAI.PermissionDeniedError);
+  fake.enqueue({ kind: 'disconnect' });
+  await rejectsWith(t, create(), OpenAI.APIConnectionError);
+  fake.enqueue({ kind: 'empty' });
+  t.equal((await create()).output_text, '');
+
+  // truncated: the stream dies after two events.
+  fake.enqueue({ kind: 'truncated' });
+  const cutTypes: string[] = [];
+  const cutErr = await (async () => {
+    for await (const e of await openai.responses.create({ model: 'm', input: TRANSCRIPT, stream: true })) cutTypes.push(e.type);
+  })().catch((e: unknown) => e);
+  t.ok(cutErr instanceof Error, `the stream fails (${(cutErr as Error)?.message})`);
+  t.same(cutTypes, ['response.created', 'response.in_progress']);
+  fake.enqueue({ kind: 'truncated' });
+  t.ok((await create().catch((e: unknown) => e)) instanceof Error, 'the non-streamed body is cut too');
+
+  // 401: no key at all, and a wrong key.
+  const noKey = new OpenAI({ apiKey: KEY, baseURL: fake.openaiBaseURL, maxRetries: 0, defaultHeaders: { Authorization: null } });
+  const e401 = await create({}, noKey).catch((e: unknown) => e);
+  t.ok(e401 instanceof OpenAI.AuthenticationError);
+  t.equal((e401 as InstanceType<typeof OpenAI.APIError>).status, 401);
+  t.equal(fake.lastRequest?.headers.authorization, undefined);
+  t.equal(fake.lastRequest?.behaviour, undefined, 'rejected before any behaviour');
+  const wrong = new OpenAI({ apiKey: 'wrong-key-123', baseURL: fake.openaiBaseURL, maxRetries: 0 });
+  t.equal(((await create({}, wrong).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>).code, 'invalid_api_key');
+
+  // 400 in OpenAI's shape for a missing model / input.
+  const noModel = await openai.responses.create({ input: 'x' } as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming).catch((e: unknown) => e);
+  t.ok(noModel instanceof OpenAI.BadRequestError);
+  t.match((noModel as InstanceType<typeof OpenAI.APIError>).error, { type: 'invalid_request_error', param: 'model', code: 'missing_required_parameter' });
+  const noInput = await openai.responses.create({ model: 'm' }).catch((e: unknown) => e);
+  t.ok(noInput instanceof OpenAI.BadRequestError);
+  t.equal((noInput as InstanceType<typeof OpenAI.APIError>).param, 'input');
+
+  // contextWindow: 400 context_length_exceeded, which does not consume the queue.
+  const small = await startFakeProvider({ contextWindow: 50 });
+  t.teardown(() => small.close());
+  const o = new OpenAI({ apiKey: KEY, baseURL: small.openaiBaseURL, maxRetries: 0 });
+  small.enqueue({ kind: 'ok', content: 'kept' });
+  const over = await o.responses.create({ model: 'm', instructions: 'abcd', input: 'x'.repeat(200) }).catch((e: unknown) => e);
+  t.ok(over instanceof OpenAI.BadRequestError);
+  t.match((over as InstanceType<typeof OpenAI.APIError>).error, { type: 'invalid_request_error', code: 'context_length_exceeded', param: 'input' });
+  t.equal((await o.responses.create({ model: 'm', input: 'x'.repeat(200) })).output_text, 'kept');
+  t.same(small.requests.map((r) => [r.route, r.inputTokens, r.status]), [
+    ['responses', 51, 400],
+    ['responses', 50, 200],
+  ]);
+});

@@ -5,9 +5,10 @@
  * that speaks enough of two wire protocols for the REAL SDKs to work against
  * it through their `baseURL` option:
  *
- *   OpenAI (Chat Completions)                Anthropic (Messages)
- *   -------------------------                --------------------
+ *   OpenAI (Chat Completions, Responses)     Anthropic (Messages)
+ *   ------------------------------------     --------------------
  *   POST /v1/chat/completions (+ SSE)        POST /v1/messages (+ SSE)
+ *   POST /v1/responses (+ SSE; fake-responses.ts)
  *   GET  /v1/models                          POST /v1/messages/count_tokens
  *                                            GET  /v1/models (when called with Anthropic headers)
  *
@@ -25,7 +26,8 @@
  *   tokens = ceil(C / 4)
  *
  * where C is the total length (JS string length, no separators) of every text
- * field in the request: the system prompt, each message's text content
+ * field in the request: the system prompt (Responses: `instructions`), each
+ * message's (Responses: `input` item's) text content
  * (string content, `text` parts/blocks, `thinking` blocks, tool_result
  * content), tool-call arguments / tool_use inputs (JSON-stringified) and tool
  * definitions (JSON-stringified). See `extractPromptPieces()` and
@@ -33,7 +35,8 @@
  *
  * The default completion is a deterministic structured summary derived from the
  * prompt (see `buildFakeSummary()`), truncated to `max_tokens * 4` characters
- * (finish_reason 'length' / stop_reason 'max_tokens' when that cut it).
+ * (finish_reason 'length' / stop_reason 'max_tokens' / Responses status 'incomplete'
+ * when that cut it; Responses: `max_output_tokens`).
  *
  * Behaviour is programmable per request (`enqueue`, `setDefault`): success with
  * custom content or delay, 429, 5xx, hanging forever, malformed JSON, JSON of the
@@ -50,6 +53,7 @@ import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } fro
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
+import { RESPONSES_CONTEXT_MESSAGE, buildResponsesReply, responsesInputPieces, responsesLastMessage, validateResponsesBody } from './fake-responses.ts';
 
 // ---------------------------------------------------------------------------
 // Public types
@@ -61,19 +65,20 @@ export type FakeApi = 'openai' | 'anthropic';
 /**
  * Logical endpoints of the fake.
  * - `chat.completions`      POST /v1/chat/completions          (OpenAI)
+ * - `responses`             POST /v1/responses                 (OpenAI Responses API)
  * - `messages`              POST /v1/messages                  (Anthropic)
  * - `messages.count_tokens` POST /v1/messages/count_tokens     (Anthropic)
  * - `models`                GET  /v1/models                    (either; shape picked from headers)
  */
-export type FakeRoute = 'chat.completions' | 'messages' | 'messages.count_tokens' | 'models';
+export type FakeRoute = 'chat.completions' | 'responses' | 'messages' | 'messages.count_tokens' | 'models';
 
 /** The generation endpoints, which behaviours without a `route` apply to. */
-export const GENERATION_ROUTES: readonly FakeRoute[] = ['chat.completions', 'messages'];
+export const GENERATION_ROUTES: readonly FakeRoute[] = ['chat.completions', 'responses', 'messages'];
 
 interface BehaviourTarget {
   /**
    * Which endpoint(s) this behaviour applies to. When omitted it applies only to
-   * the GENERATION routes (`chat.completions`, `messages`), so a queued fault is
+   * the GENERATION routes (`chat.completions`, `responses`, `messages`), so a queued fault is
    * not swallowed by a preceding count_tokens / models call. Use `'*'` for any.
    */
   route?: FakeRoute | readonly FakeRoute[] | '*';
@@ -82,7 +87,8 @@ interface BehaviourTarget {
 /**
  * Answer normally. `content` overrides the generated summary; `delayMs` waits first.
  * `toolCalls` answers with tool calls (OpenAI `tool_calls` with finish_reason
- * 'tool_calls'; Anthropic `tool_use` blocks with stop_reason 'tool_use'), streamed or
+ * 'tool_calls'; Responses `function_call` output items; Anthropic `tool_use` blocks
+ * with stop_reason 'tool_use'), streamed or
  * not, after `content` when given (no text when not). Each may be a function of the
  * request (`FakeTurn`), called when the request arrives.
  */
@@ -96,15 +102,22 @@ export interface OkBehaviour extends BehaviourTarget {
 /** The request a scripted `content` or `toolCalls` function answers. */
 export interface FakeTurn {
   api: FakeApi;
+  route: FakeRoute;
   /** The parsed request body. */
   body: Record<string, any>;
   /** The prompt's texts in order, tagged with their roles (tool definitions last, as 'tools'). */
   pieces: PromptPiece[];
-  /** The text of the last message: in a tool loop, the tool results just sent (Anthropic's `tool_result` blocks included). */
+  /**
+   * The text of the last message: in a tool loop, the tool results just sent (Anthropic's
+   * `tool_result` blocks included; Responses: the trailing `function_call_output` items).
+   */
   lastMessage: string;
 }
 
-/** A tool call the fake answers with; `id` defaults to `call_<request>_<index>` (OpenAI) or `toolu_<request>_<index>` (Anthropic). */
+/**
+ * A tool call the fake answers with; `id` (Responses: `call_id`) defaults to
+ * `call_<request>_<index>` (OpenAI) or `toolu_<request>_<index>` (Anthropic).
+ */
 export interface FakeToolCall {
   id?: string;
   name: string;
@@ -255,7 +268,7 @@ export interface FakeProvider {
   /** e.g. 'http://127.0.0.1:54321' */
   readonly url: string;
   readonly port: number;
-  /** `${url}/v1` — the OpenAI SDK appends '/chat/completions'. */
+  /** `${url}/v1` — the OpenAI SDK appends '/chat/completions' or '/responses'. */
   readonly openaiBaseURL: string;
   /** `${url}` — the Anthropic SDK appends '/v1/messages' itself. */
   readonly anthropicBaseURL: string;
@@ -314,7 +327,7 @@ function contentText(content: unknown, out: string[]): void {
 
 /**
  * All text of a request body, in order, tagged with its role. Works for both
- * OpenAI chat bodies and Anthropic messages / count_tokens bodies.
+ * OpenAI chat / Responses bodies and Anthropic messages / count_tokens bodies.
  */
 export function extractPromptPieces(body: unknown): PromptPiece[] {
   const pieces: PromptPiece[] = [];
@@ -330,6 +343,8 @@ export function extractPromptPieces(body: unknown): PromptPiece[] {
     contentText(b.system, texts);
     push('system', texts);
   }
+  // OpenAI Responses `instructions` and `input`.
+  pieces.push(...responsesInputPieces(b));
   if (Array.isArray(b.messages)) {
     for (const m of b.messages) {
       if (!m || typeof m !== 'object') continue;
@@ -675,6 +690,7 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     let route: FakeRoute | null = null;
     let api: FakeApi | null = null;
     if (method === 'POST' && path === '/v1/chat/completions') [route, api] = ['chat.completions', 'openai'];
+    else if (method === 'POST' && path === '/v1/responses') [route, api] = ['responses', 'openai'];
     else if (method === 'POST' && path === '/v1/messages') [route, api] = ['messages', 'anthropic'];
     else if (method === 'POST' && path === '/v1/messages/count_tokens') [route, api] = ['messages.count_tokens', 'anthropic'];
     else if (method === 'GET' && path === '/v1/models') [route, api] = ['models', looksAnthropic ? 'anthropic' : 'openai'];
@@ -795,7 +811,7 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
       }
       const invalid = validate(route, body);
       if (invalid) {
-        sendError({ status: 400, message: invalid.message, param: invalid.param });
+        sendError({ status: 400, message: invalid.message, param: invalid.param, code: invalid.code });
         return;
       }
     }
@@ -806,10 +822,12 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     const maxTokens = maxTokensOf(route, body);
 
     // --- context window (generation routes only; a validation error, so it doesn't consume the queue) ---
-    if ((route === 'chat.completions' || route === 'messages') && Number.isFinite(contextWindow)) {
+    if (GENERATION_ROUTES.includes(route) && Number.isFinite(contextWindow)) {
       const requested = opts.contextWindowIncludesMaxTokens && maxTokens !== undefined ? inputTokens + maxTokens : inputTokens;
       if (inputTokens > contextWindow || requested > contextWindow) {
-        if (api === 'openai') {
+        if (route === 'responses') {
+          sendError({ status: 400, code: 'context_length_exceeded', param: 'input', message: RESPONSES_CONTEXT_MESSAGE });
+        } else if (api === 'openai') {
           sendError({
             status: 400,
             code: 'context_length_exceeded',
@@ -943,7 +961,7 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     const turn = (): FakeTurn => {
       const last: string[] = [];
       contentText(Array.isArray(body.messages) ? body.messages.at(-1)?.content : undefined, last);
-      return { api, body, pieces, lastMessage: last.join('\n') };
+      return { api, route, body, pieces, lastMessage: route === 'responses' ? responsesLastMessage(body) : last.join('\n') };
     };
     const scripted = behaviour.kind === 'ok' ? behaviour : undefined;
     const toolCalls = typeof scripted?.toolCalls === 'function' ? scripted.toolCalls(turn()) : (scripted?.toolCalls ?? []);
@@ -965,6 +983,17 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     const model = String(body.model);
     const stream = body.stream === true;
 
+    if (route === 'responses') {
+      const reply = buildResponsesReply({ n, body, content, toolCalls, truncated, inputTokens, outputTokens, chunkChars });
+      if (!stream) {
+        sendJson(200, reply.response);
+        return;
+      }
+      startSse();
+      for (const event of reply.events) sseEvent(event.type, event);
+      sseEnd();
+      return;
+    }
     if (api === 'openai') {
       const id = `chatcmpl-fake-${n}`;
       const created = Math.floor(Date.now() / 1000);
@@ -1160,7 +1189,8 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
 // Request validation (the handful of checks the real APIs make first)
 // ---------------------------------------------------------------------------
 
-function validate(route: FakeRoute, body: Record<string, any>): { message: string; param?: string } | undefined {
+function validate(route: FakeRoute, body: Record<string, any>): { message: string; param?: string; code?: string } | undefined {
+  if (route === 'responses') return validateResponsesBody(body);
   if (route === 'chat.completions') {
     if (typeof body.model !== 'string' || !body.model) return { message: 'you must provide a model parameter', param: 'model' };
     if (!Array.isArray(body.messages) || body.messages.length === 0) {
@@ -1192,5 +1222,6 @@ function maxTokensOf(route: FakeRoute, body: Record<string, any>): number | unde
     return typeof v === 'number' ? v : undefined;
   }
   if (route === 'messages') return typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
+  if (route === 'responses') return typeof body.max_output_tokens === 'number' ? body.max_output_tokens : undefined;
   return undefined;
 }

@@ -692,6 +692,46 @@ class ImportResponseInput(TypedDict):
     session: ImportResponseInputSession
 
 
+# An OpenAI Chat Completions request, passed on to UPSTREAM_OPENAI_URL/chat/completions
+# (every other field unchanged; `stream` streams).
+class ProxyChatCompletionsRequestInput(TypedDict):
+    # The provider's model id: its threshold decides whether the request is compacted.
+    model: str
+    # OpenAI Chat Completions messages: compacted past the threshold.
+    messages: List[Any]
+
+
+# An OpenAI Responses request, passed on to UPSTREAM_OPENAI_URL/responses.
+# `instructions` are kept; with `previous_response_id` the provider holds the history
+# and nothing is compacted.
+class ProxyResponsesRequestInput(TypedDict):
+    # The provider's model id: its threshold decides whether the request is compacted.
+    model: str
+    # Responses input items: compacted past the threshold (a string input never is).
+    input: Union[str, List[Any]]
+
+
+# An Anthropic Messages request, passed on to UPSTREAM_ANTHROPIC_URL/v1/messages.
+# `system` is kept (a summary may be folded into it).
+class ProxyMessagesRequestInput(TypedDict):
+    # The provider's model id: its threshold decides whether the request is compacted.
+    model: str
+    # Anthropic messages: compacted past the threshold.
+    messages: List[Any]
+
+
+# Anthropic's count_tokens request, answered by compactd's own counter (the heuristic
+# for Anthropic models, with its margin).
+class ProxyCountTokensRequestInput(TypedDict):
+    # The provider's model id: its threshold decides whether the request is compacted.
+    model: str
+    messages: List[Any]
+
+
+class ProxyCountTokensResponseInput(TypedDict):
+    input_tokens: int
+
+
 class SessionSummaryInputUpdate(TypedDict):
     # pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
     status: Literal["pending", "running", "failed"]
@@ -1825,6 +1865,46 @@ class ImportResponse(TypedDict):
     session: ImportResponseSession
 
 
+# An OpenAI Chat Completions request, passed on to UPSTREAM_OPENAI_URL/chat/completions
+# (every other field unchanged; `stream` streams).
+class ProxyChatCompletionsRequest(TypedDict):
+    # The provider's model id: its threshold decides whether the request is compacted.
+    model: str
+    # OpenAI Chat Completions messages: compacted past the threshold.
+    messages: List[Any]
+
+
+# An OpenAI Responses request, passed on to UPSTREAM_OPENAI_URL/responses.
+# `instructions` are kept; with `previous_response_id` the provider holds the history
+# and nothing is compacted.
+class ProxyResponsesRequest(TypedDict):
+    # The provider's model id: its threshold decides whether the request is compacted.
+    model: str
+    # Responses input items: compacted past the threshold (a string input never is).
+    input: Union[str, List[Any]]
+
+
+# An Anthropic Messages request, passed on to UPSTREAM_ANTHROPIC_URL/v1/messages.
+# `system` is kept (a summary may be folded into it).
+class ProxyMessagesRequest(TypedDict):
+    # The provider's model id: its threshold decides whether the request is compacted.
+    model: str
+    # Anthropic messages: compacted past the threshold.
+    messages: List[Any]
+
+
+# Anthropic's count_tokens request, answered by compactd's own counter (the heuristic
+# for Anthropic models, with its margin).
+class ProxyCountTokensRequest(TypedDict):
+    # The provider's model id: its threshold decides whether the request is compacted.
+    model: str
+    messages: List[Any]
+
+
+class ProxyCountTokensResponse(TypedDict):
+    input_tokens: int
+
+
 class SessionSummaryUpdate(TypedDict):
     # pending: queued; running: a worker holds it; failed: gave up after MAX_RETRIES.
     status: Literal["pending", "running", "failed"]
@@ -2571,5 +2651,55 @@ OPERATIONS: Dict[str, Operation] = {
         header_params={},
         request="DisplayRequestInput",
         responses={200: "DisplayResponse"},
+    ),
+    "POST /v1/chat/completions": Operation(
+        method="POST",
+        path="/v1/chat/completions",
+        summary="OpenAI-compatible /v1/chat/completions: compacted past the model's threshold, then passed on to the provider (streaming included)",
+        path_params={},
+        query_params={},
+        header_params={},
+        request="ProxyChatCompletionsRequestInput",
+        responses={200: "Any", 400: "Dict[str, Any]", 401: "Dict[str, Any]", 413: "Dict[str, Any]", 429: "Dict[str, Any]", 502: "Dict[str, Any]", 503: "Dict[str, Any]"},
+    ),
+    "POST /v1/messages": Operation(
+        method="POST",
+        path="/v1/messages",
+        summary="Anthropic-compatible /v1/messages: compacted past the model's threshold, then passed on to the provider (streaming included)",
+        path_params={},
+        query_params={},
+        header_params={},
+        request="ProxyMessagesRequestInput",
+        responses={200: "Any", 400: "Dict[str, Any]", 401: "Dict[str, Any]", 413: "Dict[str, Any]", 429: "Dict[str, Any]", 502: "Dict[str, Any]", 503: "Dict[str, Any]"},
+    ),
+    "POST /v1/responses": Operation(
+        method="POST",
+        path="/v1/responses",
+        summary="OpenAI-compatible /v1/responses: compacted past the model's threshold, then passed on to the provider (streaming included)",
+        path_params={},
+        query_params={},
+        header_params={},
+        request="ProxyResponsesRequestInput",
+        responses={200: "Any", 400: "Dict[str, Any]", 401: "Dict[str, Any]", 413: "Dict[str, Any]", 429: "Dict[str, Any]", 502: "Dict[str, Any]", 503: "Dict[str, Any]"},
+    ),
+    "POST /v1/messages/count_tokens": Operation(
+        method="POST",
+        path="/v1/messages/count_tokens",
+        summary="Anthropic-compatible count_tokens, answered by compactd's own counter",
+        path_params={},
+        query_params={},
+        header_params={},
+        request="ProxyCountTokensRequestInput",
+        responses={200: "ProxyCountTokensResponse", 400: "Dict[str, Any]", 401: "Dict[str, Any]", 413: "Dict[str, Any]", 429: "Dict[str, Any]", 502: "Dict[str, Any]", 503: "Dict[str, Any]"},
+    ),
+    "GET /v1/models": Operation(
+        method="GET",
+        path="/v1/models",
+        summary="The provider's model list, passed through (Anthropic's when the request carries anthropic-version or x-api-key, else OpenAI's)",
+        path_params={},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={200: "Any", 400: "Dict[str, Any]", 401: "Dict[str, Any]", 413: "Dict[str, Any]", 429: "Dict[str, Any]", 502: "Dict[str, Any]", 503: "Dict[str, Any]"},
     ),
 }

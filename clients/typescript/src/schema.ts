@@ -2598,6 +2598,532 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** OpenAI-compatible /v1/chat/completions: compacted past the model's threshold, then passed on to the provider (streaming included) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ProxyChatCompletionsRequestInput"];
+                };
+            };
+            responses: {
+                /** @description The provider's response, passed through with its status and headers, plus x-compactd-* headers. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Anthropic-compatible /v1/messages: compacted past the model's threshold, then passed on to the provider (streaming included) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ProxyMessagesRequestInput"];
+                };
+            };
+            responses: {
+                /** @description The provider's response, passed through with its status and headers, plus x-compactd-* headers. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** OpenAI-compatible /v1/responses: compacted past the model's threshold, then passed on to the provider (streaming included) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ProxyResponsesRequestInput"];
+                };
+            };
+            responses: {
+                /** @description The provider's response, passed through with its status and headers, plus x-compactd-* headers. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/count_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Anthropic-compatible count_tokens, answered by compactd's own counter */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ProxyCountTokensRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProxyCountTokensResponse"];
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The provider's model list, passed through (Anthropic's when the request carries anthropic-version or x-api-key, else OpenAI's) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The provider's response, passed through with its status and headers, plus x-compactd-* headers. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The endpoint's provider error shape: OpenAI `{ error: { message, type, param, code } }`; Anthropic `{ type: 'error', error: { type, message } }`. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3570,6 +4096,94 @@ export interface components {
                 agentVersion?: string;
                 startedAt?: string;
             };
+        };
+        /**
+         * @description An OpenAI Chat Completions request, passed on to UPSTREAM_OPENAI_URL/chat/completions (every other field unchanged; `stream` streams).
+         * @example {
+         *       "model": "gpt-4o",
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "Hello"
+         *         }
+         *       ]
+         *     }
+         */
+        ProxyChatCompletionsRequestInput: {
+            /** @description The provider's model id: its threshold decides whether the request is compacted. */
+            model: string;
+            /** @description OpenAI Chat Completions messages: compacted past the threshold. */
+            messages: unknown[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description An OpenAI Responses request, passed on to UPSTREAM_OPENAI_URL/responses. `instructions` are kept; with `previous_response_id` the provider holds the history and nothing is compacted.
+         * @example {
+         *       "model": "gpt-4o",
+         *       "input": [
+         *         {
+         *           "role": "user",
+         *           "content": "Hello"
+         *         }
+         *       ]
+         *     }
+         */
+        ProxyResponsesRequestInput: {
+            /** @description The provider's model id: its threshold decides whether the request is compacted. */
+            model: string;
+            /** @description Responses input items: compacted past the threshold (a string input never is). */
+            input: string | unknown[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description An Anthropic Messages request, passed on to UPSTREAM_ANTHROPIC_URL/v1/messages. `system` is kept (a summary may be folded into it).
+         * @example {
+         *       "model": "claude-sonnet-4-5",
+         *       "max_tokens": 1024,
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "Hello"
+         *         }
+         *       ]
+         *     }
+         */
+        ProxyMessagesRequestInput: {
+            /** @description The provider's model id: its threshold decides whether the request is compacted. */
+            model: string;
+            /** @description Anthropic messages: compacted past the threshold. */
+            messages: unknown[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description Anthropic's count_tokens request, answered by compactd's own counter (the heuristic for Anthropic models, with its margin).
+         * @example {
+         *       "model": "claude-sonnet-4-5",
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "Hello"
+         *         }
+         *       ]
+         *     }
+         */
+        ProxyCountTokensRequestInput: {
+            /** @description The provider's model id: its threshold decides whether the request is compacted. */
+            model: string;
+            messages: unknown[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "input_tokens": 9
+         *     }
+         */
+        ProxyCountTokensResponseInput: {
+            input_tokens: number;
         };
         /**
          * @example {
@@ -5261,6 +5875,94 @@ export interface components {
                 agentVersion?: string;
                 startedAt?: string;
             };
+        };
+        /**
+         * @description An OpenAI Chat Completions request, passed on to UPSTREAM_OPENAI_URL/chat/completions (every other field unchanged; `stream` streams).
+         * @example {
+         *       "model": "gpt-4o",
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "Hello"
+         *         }
+         *       ]
+         *     }
+         */
+        ProxyChatCompletionsRequest: {
+            /** @description The provider's model id: its threshold decides whether the request is compacted. */
+            model: string;
+            /** @description OpenAI Chat Completions messages: compacted past the threshold. */
+            messages: unknown[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description An OpenAI Responses request, passed on to UPSTREAM_OPENAI_URL/responses. `instructions` are kept; with `previous_response_id` the provider holds the history and nothing is compacted.
+         * @example {
+         *       "model": "gpt-4o",
+         *       "input": [
+         *         {
+         *           "role": "user",
+         *           "content": "Hello"
+         *         }
+         *       ]
+         *     }
+         */
+        ProxyResponsesRequest: {
+            /** @description The provider's model id: its threshold decides whether the request is compacted. */
+            model: string;
+            /** @description Responses input items: compacted past the threshold (a string input never is). */
+            input: string | unknown[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description An Anthropic Messages request, passed on to UPSTREAM_ANTHROPIC_URL/v1/messages. `system` is kept (a summary may be folded into it).
+         * @example {
+         *       "model": "claude-sonnet-4-5",
+         *       "max_tokens": 1024,
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "Hello"
+         *         }
+         *       ]
+         *     }
+         */
+        ProxyMessagesRequest: {
+            /** @description The provider's model id: its threshold decides whether the request is compacted. */
+            model: string;
+            /** @description Anthropic messages: compacted past the threshold. */
+            messages: unknown[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description Anthropic's count_tokens request, answered by compactd's own counter (the heuristic for Anthropic models, with its margin).
+         * @example {
+         *       "model": "claude-sonnet-4-5",
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "Hello"
+         *         }
+         *       ]
+         *     }
+         */
+        ProxyCountTokensRequest: {
+            /** @description The provider's model id: its threshold decides whether the request is compacted. */
+            model: string;
+            messages: unknown[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "input_tokens": 9
+         *     }
+         */
+        ProxyCountTokensResponse: {
+            input_tokens: number;
         };
         /**
          * @example {

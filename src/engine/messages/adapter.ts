@@ -9,6 +9,7 @@
  */
 import type { CanonicalConversation, CanonicalMessage, CanonicalPart, MessageFormat } from './canonical.ts'
 import { MessageFormatError } from './errors.ts'
+import type { RequestWire } from './request-wire.ts'
 
 export interface FormatAdapter<F extends string = MessageFormat> {
   /** The format's name in requests (`format`), responses and stored sessions. */
@@ -73,6 +74,8 @@ export interface FormatAdapter<F extends string = MessageFormat> {
    * the message's calls, `partIndex` its parts.
    */
   callIdField(message: CanonicalMessage, ordinal: number, partIndex: number): string
+  /** The provider endpoint whose request body carries this format's messages (the proxy's); none for a format no provider serves (AI SDK). */
+  readonly request?: RequestWire
 }
 
 /**

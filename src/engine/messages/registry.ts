@@ -34,3 +34,6 @@ export function isMessageFormat(value: unknown): value is MessageFormat {
 export function findAdapter(format: unknown): FormatAdapter | undefined {
   return FORMAT_ADAPTERS.find((a) => a.format === format)
 }
+
+/** The formats a provider endpoint speaks (the proxy's routes), with their format names. */
+export const REQUEST_WIRES = FORMAT_ADAPTERS.flatMap((a) => (a.request ? [{ format: a.format as MessageFormat, wire: a.request }] : []))

@@ -1,5 +1,6 @@
 /** The sessions table: a session's row, created, locked, read, updated and deleted. */
 import { deleteSessionArchive } from '../../archive/repository.ts'
+import { deletePrefix } from '../../checkpoints/prefixes.ts'
 import { sql, type Kysely, type Transaction } from 'kysely'
 import { encodeJson } from '../../db/nul.ts'
 import type { Database } from '../../db/schema.ts'
@@ -74,14 +75,15 @@ export async function saveSettings(db: Db, tenantId: string, id: string, setting
 
 /**
  * Deletes a session and everything it owns (messages, summaries, queue entry, runs,
- * idempotency keys cascade; checkpoints and the archive of the same session id are deleted too) in one
+ * idempotency keys cascade; checkpoints, the archive and the proxy's prefix of the same session id are deleted too) in one
  * transaction. Returns false when there was nothing to delete.
  */
 export async function deleteSession(db: Kysely<Database>, tenantId: string, id: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const cps = await trx.deleteFrom('checkpoint_summaries').where('tenant_id', '=', tenantId).where('session_id', '=', id).executeTakeFirst()
     const archived = await deleteSessionArchive(trx, tenantId, id)
+    const prefixes = await deletePrefix(trx, tenantId, id)
     const s = await trx.deleteFrom('sessions').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
-    return Number(s.numDeletedRows) + Number(cps.numDeletedRows) + archived > 0
+    return Number(s.numDeletedRows) + Number(cps.numDeletedRows) + archived + prefixes > 0
   })
 }

@@ -8,6 +8,7 @@ import type { FormatAdapter, JsonObject } from '../adapter.ts'
 import { createTextMessage, createToolCalls, createToolResults, withoutToolResult, withText, withToolCallArgs, withToolResultText } from './edit.ts'
 import { parse } from './parse.ts'
 import { serialize } from './write.ts'
+import { messagesRequest } from './request.ts'
 
 declare module '../canonical.ts' {
   /** This folder's format name (canonical.ts explains why names are added this way). */
@@ -49,4 +50,5 @@ export const anthropicAdapter: FormatAdapter<'anthropic'> = {
   createToolResults,
   createToolCalls,
   callIdField: (m: CanonicalMessage, _ordinal: number, partIndex: number) => `messages[${m.index}].content[${partIndex}].id`,
+  request: messagesRequest,
 }

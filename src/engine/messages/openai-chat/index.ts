@@ -8,6 +8,7 @@ import type { FormatAdapter, JsonObject } from '../adapter.ts'
 import { createTextMessage, createToolCalls, createToolResults, withoutToolResult, withText, withToolCallArgs, withToolResultText } from './edit.ts'
 import { parse } from './parse.ts'
 import { serialize } from './write.ts'
+import { chatCompletionsRequest } from './request.ts'
 
 declare module '../canonical.ts' {
   /** This folder's format name (canonical.ts explains why names are added this way). */
@@ -58,4 +59,5 @@ export const openaiAdapter: FormatAdapter<'openai'> = {
   createToolResults,
   createToolCalls,
   callIdField,
+  request: chatCompletionsRequest,
 }

@@ -9,6 +9,7 @@ import type { FormatAdapter, JsonObject } from '../adapter.ts'
 import { createTextMessage, createToolCalls, createToolResults, withoutToolResult, withText, withToolCallArgs, withToolResultText } from './edit.ts'
 import { itemType, parse } from './parse.ts'
 import { itemsOf, serialize } from './write.ts'
+import { responsesRequest } from './request.ts'
 
 declare module '../canonical.ts' {
   /** This folder's format name (canonical.ts explains why names are added this way). */
@@ -57,4 +58,5 @@ export const responsesAdapter: FormatAdapter<'responses'> = {
   createToolResults,
   createToolCalls,
   callIdField,
+  request: responsesRequest,
 }

@@ -1,0 +1,57 @@
+/**
+ * What the proxy reads from and passes on in headers (issue 23). The caller's provider
+ * credentials (Authorization, x-api-key, anthropic-version, …) and every unknown header
+ * pass through unchanged; compactd's own headers (x-compactd-*) and hop-by-hop ones do not.
+ */
+import { createHash } from 'node:crypto'
+import type { IncomingHttpHeaders } from 'node:http'
+import { ApiError } from '../../errors.ts'
+
+/** Request headers never sent upstream: hop-by-hop (RFC 9110 §7.6.1), the length undici sets, and compactd's own. */
+const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length', 'expect'])
+
+export function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || NOT_FORWARDED.has(name) || name.startsWith('x-compactd-')) continue
+    out[name] = Array.isArray(value) ? value.join(', ') : value
+  }
+  return out
+}
+
+const SESSION_ID = /^[A-Za-z0-9._:-]{1,200}$/
+
+/** One header's value, or undefined; given twice it is a 400 naming it. */
+function single(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name]
+  if (Array.isArray(v)) throw new ApiError(400, 'validation_error', `${name}: given ${v.length} times; give it once`, [{ path: `headers.${name}`, message: 'given more than once' }])
+  return v
+}
+
+/** The session from `x-compactd-session`, checked like every session id. */
+export function givenSession(headers: IncomingHttpHeaders): string | undefined {
+  const v = single(headers, 'x-compactd-session')
+  if (v === undefined) return undefined
+  if (!SESSION_ID.test(v)) throw new ApiError(400, 'validation_error', 'x-compactd-session: use 1-200 characters from A-Z a-z 0-9 . _ : -', [{ path: 'headers.x-compactd-session', message: 'use 1-200 characters from A-Z a-z 0-9 . _ : -' }])
+  return v
+}
+
+/** `x-compactd-threshold`: tokens past which the request is compacted, overriding the model's. */
+export function givenThreshold(headers: IncomingHttpHeaders): number | undefined {
+  const v = single(headers, 'x-compactd-threshold')
+  if (v === undefined) return undefined
+  const n = Number(v)
+  if (!/^\d{1,9}$/.test(v.trim()) || n < 1) throw new ApiError(400, 'validation_error', 'x-compactd-threshold: a whole number of tokens, at least 1', [{ path: 'headers.x-compactd-threshold', message: 'a whole number of tokens, at least 1' }])
+  return n
+}
+
+/**
+ * A session for a client that names none: one per conversation, from the tenant, the
+ * system prompt and the first user message (what every later request of the same
+ * conversation repeats), so a plain SDK loop gets one session without changes.
+ */
+export function derivedSession(tenantId: string, system: unknown, messages: readonly unknown[]): string {
+  const firstUser = messages.find((m) => typeof m === 'object' && m !== null && (m as { role?: unknown }).role === 'user')
+  const hash = createHash('sha256').update(tenantId).update('\u0000').update(JSON.stringify(system ?? null)).update('\u0000').update(JSON.stringify(firstUser ?? null))
+  return `proxy-${hash.digest('hex').slice(0, 24)}`
+}

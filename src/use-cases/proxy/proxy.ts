@@ -1,0 +1,177 @@
+/**
+ * The provider-compatible proxy (issue 23): a request to /v1/chat/completions,
+ * /v1/responses or /v1/messages goes on to the provider, compacted on the way when it is
+ * past its model's threshold. Below the threshold the caller's bytes go on unchanged.
+ *
+ * Cache-aware: a session's compaction is kept as a recipe (reusable-prefix.ts,
+ * checkpoints/prefixes.ts); a later request that extends the same history gets the same
+ * compacted prefix, byte for byte, with its new messages after it, until that crosses
+ * the threshold again. A compaction then goes to PROXY_COMPACT_TO of the threshold, so
+ * one cache break buys many cached turns.
+ */
+import type { IncomingHttpHeaders } from 'node:http'
+import type { Readable } from 'node:stream'
+import { messageTexts, prefixRecipe, replayPrefix, type PrefixPart } from '../../engine/compaction/reusable-prefix.ts'
+import { redactValue } from '../../engine/archive/redact.ts'
+import type { JsonObject } from '../../engine/messages/adapter.ts'
+import type { MessageFormat, RequestConversation, RequestWire } from '../../engine/messages/index.ts'
+import { readPrefix, writePrefix, type StoredPrefix } from '../../checkpoints/prefixes.ts'
+import { ApiError } from '../../errors.ts'
+import type { CompactRequest, CompactResponse } from '../compact/compute.ts'
+import { UpstreamUnreachable, type UpstreamRequest, type UpstreamResponse } from '../../providers/upstream.ts'
+import type { Caller, UseCaseDeps } from '../deps.ts'
+import type { EstimateInput, EstimateResult } from '../estimate/count.ts'
+import type { ProxyOutcome } from './metrics.ts'
+import { derivedSession, forwardedHeaders, givenSession, givenThreshold } from './headers.ts'
+
+export type ProxyDeps = Pick<UseCaseDeps, 'config' | 'db' | 'upstream' | 'metrics'> & {
+  estimate: (caller: Caller, input: EstimateInput) => Promise<EstimateResult>
+  compact: (caller: Caller, input: CompactRequest) => Promise<CompactResponse>
+}
+
+export interface ProxyCall {
+  wire: RequestWire
+  format: MessageFormat
+  /** The body as it came: what goes on when nothing is compacted. */
+  rawBody: Buffer
+  body: JsonObject
+  headers: IncomingHttpHeaders
+}
+
+export interface ProxyReply {
+  status: number
+  headers: Record<string, string | string[]>
+  body: Readable
+}
+
+/** What compactd did, as response headers (x-compactd-*). */
+interface Decision {
+  outcome: ProxyOutcome
+  body: Buffer | string
+  tokensBefore: number
+  tokensAfter: number
+  sessionId?: string
+  checkpointNum?: number
+}
+
+export function makeProxy(deps: ProxyDeps) {
+  const { config, db } = deps
+
+  function upstreamUrl(wire: RequestWire): string {
+    const base = wire.upstream === 'openai' ? config.UPSTREAM_OPENAI_URL : config.UPSTREAM_ANTHROPIC_URL
+    return base.replace(/\/+$/, '') + wire.upstreamPath
+  }
+
+  /** An unreachable provider is a 502 in the endpoint's shape; its own answers, errors included, pass through. */
+  async function send(req: UpstreamRequest): Promise<UpstreamResponse> {
+    try {
+      return await deps.upstream.send(req)
+    } catch (err) {
+      if (err instanceof UpstreamUnreachable) throw new ApiError(502, 'upstream_unreachable', err.message)
+      throw err
+    }
+  }
+
+  async function decide(caller: Caller, call: ProxyCall): Promise<Decision> {
+    const pass = (tokens: number): Decision => ({ outcome: 'passthrough', body: call.rawBody, tokensBefore: tokens, tokensAfter: tokens })
+    const conversation = call.wire.conversationOf(call.body)
+    const model = typeof call.body.model === 'string' ? call.body.model : undefined
+    // Nothing compactd can read or change: the provider answers (and words its own errors).
+    if ('none' in conversation || model === undefined || conversation.messages.length === 0) return pass(0)
+    const threshold = givenThreshold(call.headers)
+    const sessionGiven = givenSession(call.headers)
+    const counted = await deps.estimate(caller, {
+      messages: conversation.messages,
+      format: call.format,
+      model,
+      ...(conversation.system !== undefined ? { system: conversation.system } : {}),
+      ...(Array.isArray(call.body.tools) ? { tools: call.body.tools } : {}),
+    } as EstimateInput)
+    const limit = threshold ?? counted.threshold
+    if (counted.totalTokens < limit) return pass(counted.totalTokens)
+
+    const sessionId = sessionGiven ?? derivedSession(caller.tenantId, conversation.system, conversation.messages)
+    const texts = messageTexts(conversation.messages)
+    const stored = await readPrefix(db, caller.tenantId, sessionId)
+    if (stored) {
+      const replayed = replayPrefix(stored, conversation.messages, texts, conversation.system)
+      if (replayed) {
+        const candidate: RequestConversation = { messages: replayed, ...withSystem(stored.system ?? conversation.system) }
+        const recount = await deps.estimate(caller, { messages: candidate.messages, format: call.format, model, ...withSystem(candidate.system), ...(Array.isArray(call.body.tools) ? { tools: call.body.tools } : {}) } as EstimateInput)
+        if (recount.totalTokens < limit) {
+          return { outcome: 'reused', body: JSON.stringify(call.wire.withConversation(call.body, candidate)), tokensBefore: counted.totalTokens, tokensAfter: recount.totalTokens, sessionId, checkpointNum: stored.checkpointNum }
+        }
+      }
+    }
+
+    // Compact the whole history (the archive gets every message once), to a share of the
+    // threshold: the next turns then fit under this same prefix.
+    const targetTokens = Math.max(1, Math.floor(limit * config.PROXY_COMPACT_TO) - counted.toolsTokens)
+    const compacted = await compactOrRefuse(caller, { messages: conversation.messages, format: call.format, model, ...withSystem(conversation.system), targetTokens, sessionId } as CompactRequest, limit)
+    const recipe = prefixRecipe(texts, compacted.messages, conversation.system)
+    // What compactd wrote (the summary, masked results) holds no secret in clear: not in
+    // the database, and, so that every later request sends the same bytes, not upstream.
+    const parts: PrefixPart[] = recipe.parts.map((p) => ('created' in p ? { created: redactValue(p.created).value } : p))
+    const systemChanged = JSON.stringify(compacted.system ?? null) !== JSON.stringify(conversation.system ?? null)
+    const system = systemChanged ? redactValue(compacted.system).value : undefined
+    const checkpointNum = compacted.checkpoint?.checkpointNum ?? 0
+    const prefix: StoredPrefix = { ...recipe, parts, ...(system !== undefined ? { system } : {}), checkpointNum }
+    await writePrefix(db, caller.tenantId, sessionId, prefix)
+    const messages = replayPrefix(prefix, conversation.messages, texts, conversation.system)!
+    const body = JSON.stringify(call.wire.withConversation(call.body, { messages, ...withSystem(system ?? conversation.system) }))
+    return { outcome: 'compacted', body, tokensBefore: counted.totalTokens, tokensAfter: compacted.event.tokensAfter + counted.toolsTokens, sessionId, checkpointNum }
+  }
+
+  /** A compaction that cannot fit is the provider's own context-length error, in its shape. */
+  async function compactOrRefuse(caller: Caller, input: CompactRequest, limit: number): Promise<CompactResponse> {
+    try {
+      return await deps.compact(caller, input)
+    } catch (err) {
+      const code = (err as { code?: unknown }).code
+      if (code === 'budget_unreachable') {
+        throw new ApiError(400, 'context_length_exceeded', `compactd could not compact this conversation under ${limit} tokens (${(err as Error).message}); start a new conversation or raise x-compactd-threshold`)
+      }
+      throw err
+    }
+  }
+
+  async function proxyRequest(caller: Caller & { signal?: AbortSignal }, call: ProxyCall): Promise<ProxyReply> {
+    const decision = await decide(caller, call)
+    const endpoint = call.wire.path
+    deps.metrics?.onProxied?.(endpoint, decision.outcome, Math.max(0, decision.tokensBefore - decision.tokensAfter))
+    const res = await send({ url: upstreamUrl(call.wire), method: 'POST', headers: { ...forwardedHeaders(call.headers), 'content-type': 'application/json' }, body: decision.body, signal: caller.signal })
+    const headers: Record<string, string | string[]> = { ...res.headers, 'x-compactd-compacted': String(decision.outcome !== 'passthrough') }
+    if (decision.tokensBefore > 0) {
+      headers['x-compactd-tokens-before'] = String(decision.tokensBefore)
+      headers['x-compactd-tokens-after'] = String(decision.tokensAfter)
+    }
+    if (decision.outcome !== 'passthrough') {
+      headers['x-compactd-prefix'] = decision.outcome === 'reused' ? 'reused' : 'new'
+      if (decision.sessionId) headers['x-compactd-session'] = decision.sessionId
+      if (decision.checkpointNum) headers['x-compactd-checkpoint'] = String(decision.checkpointNum)
+    }
+    return { status: res.status, headers, body: res.body }
+  }
+
+  /** POST /v1/messages/count_tokens, answered by compactd's own counter in Anthropic's shape. */
+  async function countTokens(caller: Caller, body: JsonObject): Promise<{ input_tokens: number }> {
+    if (typeof body.model !== 'string') throw new ApiError(400, 'validation_error', 'model: required (a string)', [{ path: 'body.model', message: 'required (a string)' }])
+    if (!Array.isArray(body.messages)) throw new ApiError(400, 'validation_error', 'messages: required (an array)', [{ path: 'body.messages', message: 'required (an array)' }])
+    const counted = await deps.estimate(caller, { messages: body.messages, format: 'anthropic', model: body.model, ...withSystem(body.system), ...(Array.isArray(body.tools) ? { tools: body.tools } : {}) } as EstimateInput)
+    return { input_tokens: counted.totalTokens }
+  }
+
+  /** GET /v1/models, passed through: to Anthropic when the caller speaks its headers, else to OpenAI. */
+  async function listModels(caller: Caller & { signal?: AbortSignal }, headers: IncomingHttpHeaders, search: string): Promise<ProxyReply> {
+    const anthropic = headers['anthropic-version'] !== undefined || headers['x-api-key'] !== undefined
+    const base = anthropic ? `${config.UPSTREAM_ANTHROPIC_URL.replace(/\/+$/, '')}/v1/models` : `${config.UPSTREAM_OPENAI_URL.replace(/\/+$/, '')}/models`
+    const res = await send({ url: base + search, method: 'GET', headers: forwardedHeaders(headers), signal: caller.signal })
+    return { status: res.status, headers: res.headers, body: res.body }
+  }
+
+  return { request: proxyRequest, countTokens, listModels }
+}
+
+function withSystem(system: unknown): { system?: unknown } {
+  return system === undefined ? {} : { system }
+}
