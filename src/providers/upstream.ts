@@ -49,6 +49,7 @@ export function makeUpstreamClient(opts: { connectTimeoutMs?: number; headersTim
         throw new UpstreamUnreachable(`the provider at ${new URL(req.url).origin} could not be reached (${code})`)
       }
     },
-    close: () => agent.close(),
+    // By now the server has stopped taking requests; a stream still open is cut, not waited for.
+    close: () => agent.destroy(),
   }
 }
