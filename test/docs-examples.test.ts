@@ -79,6 +79,9 @@ const { app } = await buildTestApp(t, {
   config: {
     OPENAI_API_KEY: fake.apiKey,
     OPENAI_BASE_URL: fake.openaiBaseURL,
+    // docs/integrations.md's proxy examples: the fake provider is the upstream.
+    UPSTREAM_OPENAI_URL: fake.openaiBaseURL,
+    UPSTREAM_ANTHROPIC_URL: fake.anthropicBaseURL,
     SUMMARIZER_OPENAI_MODELS: ['gpt-4o-mini'],
     // docs/api.md's checkpoint examples: the third compaction folds the first two.
     COMPACTION_MAX_CHECKPOINTS: 2,
@@ -90,6 +93,12 @@ const { app } = await buildTestApp(t, {
 await app.listen({ host: '127.0.0.1', port: 0 })
 const port = (app.server.address() as { port: number }).port
 const sandbox = createSandbox(t, port)
+/**
+ * The proxy's examples (docs/integrations.md, "Proxy") hold the provider's key as a user's
+ * SDK does: theirs is the fake's. Only theirs: with OPENAI_API_KEY set, the CLI's examples
+ * would configure a summarizer.
+ */
+const proxySandbox = { ...sandbox, env: { ...sandbox.env, OPENAI_API_KEY: fake.apiKey, ANTHROPIC_API_KEY: fake.apiKey, COMPACTD_URL: `http://127.0.0.1:${port}` } }
 const limit = limiter(Math.max(2, os.availableParallelism()))
 
 /** What each example and step printed, by page and output name. */
@@ -125,7 +134,7 @@ async function execute(block: Block): Promise<void> {
   }
   const res: RunResult = await limit(async () => {
     const start = Date.now()
-    const r = await (block.lang === 'console' ? runConsole(sandbox, block.body) : block.lang === 'sh' ? runShell(sandbox, block.body) : runScript(sandbox, marker.name, block.lang as 'ts' | 'python', block.body))
+    const r = await (block.lang === 'console' ? runConsole(sandbox, block.body) : block.lang === 'sh' ? runShell(sandbox, block.body) : runScript(marker.name.endsWith('-proxy') ? proxySandbox : sandbox, marker.name, block.lang as 'ts' | 'python', block.body))
     durations.set(k, Date.now() - start)
     return r
   })
