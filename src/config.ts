@@ -140,6 +140,8 @@ export const configSchema = z.object({
    * buys many cached turns). 0.5: half the threshold.
    */
   PROXY_COMPACT_TO: z.coerce.number().gt(0).max(0.95).default(0.5),
+  /** With `x-compactd-recall: on`, the model's search_context calls the proxy answers itself, in at most this many rounds. */
+  PROXY_RECALL_MAX_ROUNDS: int(3, 1).pipe(z.number().max(10)),
 
   /** Serve Swagger UI at /docs. */
   DOCS_ENABLED: bool(true),

@@ -39,6 +39,7 @@ export function makeUseCases(base: UseCaseDeps & Pick<SessionsDeps, 'cache' | 's
   const deps = { ...base, archiveIndexer }
   const compact = makeCompact(deps)
   const estimate = makeEstimate(deps)
+  const archive = makeArchive(deps)
   return {
     archiveIndexer,
     compact,
@@ -46,10 +47,10 @@ export function makeUseCases(base: UseCaseDeps & Pick<SessionsDeps, 'cache' | 's
     display: makeDisplay(),
     formats: makeFormats(),
     estimate,
-    proxy: makeProxy({ ...deps, estimate, compact }),
+    proxy: makeProxy({ ...deps, estimate, compact, searchArchive: archive.search }),
     import: makeImport(deps),
     checkpoints: makeCheckpoints(deps),
-    archive: makeArchive(deps),
+    archive,
     browse: makeBrowse(deps),
     sessions: makeSessions(deps),
     readiness: makeReadiness(deps),

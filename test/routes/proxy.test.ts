@@ -187,3 +187,41 @@ t.test('models are passed through', async (t) => {
   t.ok(models.data.length > 0)
   t.equal(fake.lastRequest!.path, '/v1/models')
 })
+
+t.test('x-compactd-recall: on answers the model’s search_context calls from the archive, then streams the final answer', async (t) => {
+  const headers = { 'x-compactd-threshold': '2500', 'x-compactd-session': 'recall-openai' }
+  const client = new OpenAI({ apiKey: fake.apiKey, baseURL: `${base}/v1`, maxRetries: 0, defaultHeaders: headers })
+  const history = longConversation()
+  await client.chat.completions.create({ model: 'gpt-4o', messages: history as never })
+  fake.reset()
+  // The model searches once, then answers with what the search returned.
+  const answerWith = { kind: 'ok' as const, content: (turn: { lastMessage: string }) => `From the archive: ${turn.lastMessage}` }
+  fake.enqueue({ kind: 'ok', toolCalls: [{ name: 'search_context', input: { query: 'src/module3.ts failing test' } }] }, answerWith)
+  const recalling = new OpenAI({ apiKey: fake.apiKey, baseURL: `${base}/v1`, maxRetries: 0, defaultHeaders: { ...headers, 'x-compactd-recall': 'on' } })
+  const asked = [...history, { role: 'user', content: 'What did the test of src/module3.ts fail with?' }]
+  const { data, response } = await recalling.chat.completions.create({ model: 'gpt-4o', messages: asked as never }).withResponse()
+  t.equal(response.headers.get('x-compactd-recall-rounds'), '1')
+  t.match(data.choices[0]!.message.content, /From the archive: Archived messages matching "src\/module3\.ts failing test"[\s\S]*\[ref \w{8}\][\s\S]*module3/, 'the answer holds the archived hit')
+  t.equal(fake.requests.length, 2, 'two rounds upstream')
+  t.ok((fake.requests[0]!.body.tools as { function: { name: string } }[]).some((x) => x.function.name === 'search_context'), 'the tool was added')
+  t.match(fake.requests[1]!.body.messages.at(-1), { role: 'tool', content: /\[ref \w{8}\]/ }, 'the search answered the call')
+
+  fake.reset()
+  fake.enqueue({ kind: 'ok', toolCalls: [{ name: 'search_context', input: { query: 'module3' } }] }, answerWith, answerWith)
+  let streamed = ''
+  for await (const chunk of await recalling.chat.completions.create({ model: 'gpt-4o', stream: true, messages: asked as never })) streamed += chunk.choices[0]?.delta?.content ?? ''
+  t.match(streamed, /^From the archive: Archived messages matching "module3"/, 'the final answer, streamed')
+  t.equal(fake.requests.at(-1)!.body.stream, true, 'the last request streamed')
+  t.notOk(fake.requests[0]!.body.stream, 'the rounds did not')
+
+  fake.reset()
+  const anthropic = new Anthropic({ apiKey: fake.apiKey, baseURL: base, maxRetries: 0, defaultHeaders: { 'x-compactd-recall': 'on', 'x-compactd-session': 'nothing-archived' } })
+  fake.enqueue({ kind: 'ok', toolCalls: [{ name: 'search_context', input: { query: 'anything' } }] }, answerWith)
+  const msg = await anthropic.messages.create({ model: 'claude-opus-4-5', max_tokens: 256, messages: [{ role: 'user', content: 'What did we decide?' }] })
+  t.match((msg.content[0] as { text: string }).text, /Nothing of this conversation has been archived yet/, 'Anthropic: a session with no archive says so')
+  t.match(fake.requests[1]!.body.messages.at(-1), { role: 'user', content: [{ type: 'tool_result' }] })
+
+  const bad = await app.inject({ method: 'POST', url: '/v1/chat/completions', headers: { 'x-compactd-recall': 'yes' }, payload: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] } })
+  t.equal(bad.statusCode, 400)
+  t.match(bad.json(), { error: { message: /x-compactd-recall/ } })
+})

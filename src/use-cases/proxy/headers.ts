@@ -55,3 +55,11 @@ export function derivedSession(tenantId: string, system: unknown, messages: read
   const hash = createHash('sha256').update(tenantId).update('\u0000').update(JSON.stringify(system ?? null)).update('\u0000').update(JSON.stringify(firstUser ?? null))
   return `proxy-${hash.digest('hex').slice(0, 24)}`
 }
+
+/** `x-compactd-recall`: `on` lets the proxy answer the model's search_context calls itself (./recall.ts); `off` (the default) does not. */
+export function givenRecall(headers: IncomingHttpHeaders): boolean {
+  const v = single(headers, 'x-compactd-recall')
+  if (v === undefined || v === 'off') return false
+  if (v === 'on') return true
+  throw new ApiError(400, 'validation_error', 'x-compactd-recall: "on" or "off"', [{ path: 'headers.x-compactd-recall', message: '"on" or "off"' }])
+}

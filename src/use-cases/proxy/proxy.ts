@@ -21,10 +21,14 @@ import type { CompactRequest, CompactResponse } from '../compact/compute.ts'
 import { UpstreamUnreachable, type UpstreamRequest, type UpstreamResponse } from '../../providers/upstream.ts'
 import type { Caller, UseCaseDeps } from '../deps.ts'
 import type { EstimateInput, EstimateResult } from '../estimate/count.ts'
+import type { SearchResult } from '../archive/archive.ts'
 import type { ProxyOutcome } from './metrics.ts'
-import { derivedSession, forwardedHeaders, givenSession, givenThreshold } from './headers.ts'
+import { hitsText, recallLoop } from './recall.ts'
+import { derivedSession, forwardedHeaders, givenRecall, givenSession, givenThreshold } from './headers.ts'
 
 export type ProxyDeps = Pick<UseCaseDeps, 'config' | 'db' | 'upstream' | 'metrics'> & {
+  /** The archive's search (the recall loop's answers). */
+  searchArchive: (tenantId: string, sessionId: string, input: { q: string; limit: number }) => Promise<SearchResult>
   estimate: (caller: Caller, input: EstimateInput) => Promise<EstimateResult>
   compact: (caller: Caller, input: CompactRequest) => Promise<CompactResponse>
 }
@@ -122,6 +126,23 @@ export function makeProxy(deps: ProxyDeps) {
     return { outcome: 'compacted', body, tokensBefore: counted.totalTokens, tokensAfter: compacted.event.tokensAfter + counted.toolsTokens, sessionId, checkpointNum }
   }
 
+  /** The session of a request that was not compacted (the recall loop searches its archive). */
+  function sessionOf(tenantId: string, call: ProxyCall): string {
+    const conversation = call.wire.conversationOf(call.body)
+    return givenSession(call.headers) ?? derivedSession(tenantId, 'none' in conversation ? undefined : conversation.system, 'none' in conversation ? [] : conversation.messages)
+  }
+
+  /** The archive's answer to one search_context call; a session with nothing archived yet says so. */
+  async function recall(tenantId: string, sessionId: string, query: string): Promise<string> {
+    if (query.trim() === '') return 'search_context needs a query: keywords or a question.'
+    try {
+      return hitsText(query, await deps.searchArchive(tenantId, sessionId, { q: query.slice(0, 2_000), limit: 5 }))
+    } catch (err) {
+      if ((err as { statusCode?: unknown }).statusCode === 404) return hitsText(query, undefined)
+      throw err
+    }
+  }
+
   /** A compaction that cannot fit is the provider's own context-length error, in its shape. */
   async function compactOrRefuse(caller: Caller, input: CompactRequest, limit: number): Promise<CompactResponse> {
     try {
@@ -139,8 +160,17 @@ export function makeProxy(deps: ProxyDeps) {
     const decision = await decide(caller, call)
     const endpoint = call.wire.path
     deps.metrics?.onProxied?.(endpoint, decision.outcome, Math.max(0, decision.tokensBefore - decision.tokensAfter))
-    const res = await send({ url: upstreamUrl(call.wire), method: 'POST', headers: { ...forwardedHeaders(call.headers), 'content-type': 'application/json' }, body: decision.body, signal: caller.signal })
+    const forward = (body: string | Buffer, whole = false) =>
+      send({ url: upstreamUrl(call.wire), method: 'POST', headers: { ...forwardedHeaders(call.headers), 'content-type': 'application/json', ...(whole ? { 'accept-encoding': 'identity' } : {}) }, body, signal: caller.signal })
+    let res: UpstreamResponse
+    let rounds: number | undefined
+    if (givenRecall(call.headers)) {
+      const sessionId = decision.sessionId ?? sessionOf(caller.tenantId, call)
+      const body = typeof decision.body === 'string' ? decision.body : decision.body.toString('utf8')
+      ;({ res, rounds } = await recallLoop(call.wire, JSON.parse(body) as Record<string, unknown>, { send: forward, search: (q) => recall(caller.tenantId, sessionId, q), maxRounds: config.PROXY_RECALL_MAX_ROUNDS }))
+    } else res = await forward(decision.body)
     const headers: Record<string, string | string[]> = { ...res.headers, 'x-compactd-compacted': String(decision.outcome !== 'passthrough') }
+    if (rounds !== undefined) headers['x-compactd-recall-rounds'] = String(rounds)
     if (decision.tokensBefore > 0) {
       headers['x-compactd-tokens-before'] = String(decision.tokensBefore)
       headers['x-compactd-tokens-after'] = String(decision.tokensAfter)

@@ -5,7 +5,7 @@
  * stored response (`previous_response_id`) sends only its new items: the provider holds
  * the history, so compactd cannot compact it.
  */
-import { openaiErrorBody, withField, type RequestWire } from '../request-wire.ts'
+import { argumentsOf, arrayAt, openaiErrorBody, withField, type RequestWire } from '../request-wire.ts'
 
 export const responsesRequest: RequestWire = {
   path: '/v1/responses',
@@ -21,4 +21,17 @@ export const responsesRequest: RequestWire = {
     return withField(body, 'input', conversation.messages)
   },
   errorBody: openaiErrorBody,
+  withTool(body, tool) {
+    return withField(body, 'tools', [...arrayAt(body, 'tools'), { type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters }])
+  },
+  callsOf(response) {
+    const items = arrayAt(response, 'output') as { type?: unknown; call_id?: unknown; name?: unknown; arguments?: unknown }[]
+    return items.filter((i) => i.type === 'function_call').map((i) => ({ id: String(i.call_id ?? ''), name: String(i.name ?? ''), input: argumentsOf(i.arguments) }))
+  },
+  withAnswers(body, response, answers) {
+    // A string input is one user message; the output items follow it as they came.
+    const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : arrayAt(body, 'input')
+    const results = answers.map((a) => ({ type: 'function_call_output', call_id: a.id, output: a.text }))
+    return withField(body, 'input', [...input, ...arrayAt(response, 'output'), ...results])
+  },
 }
