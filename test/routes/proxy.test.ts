@@ -10,6 +10,7 @@ import t from 'tap'
 import { checkToolCallIds, parseConversation, serializeConversation } from '../../src/engine/messages/index.ts'
 import { startFakeProvider, type FakeProvider } from '../fakes/fake-llm-provider.ts'
 import { buildTestApp } from '../helpers/build.ts'
+import { conversationsSkip, fixtureConversation } from '../helpers/fixtures.ts'
 import { exchange, splitPairs, type Message } from '../helpers/session-conversations.ts'
 
 /** A long agent conversation in OpenAI form: 12 exchanges of failing tests, reads and edits. */
@@ -224,4 +225,24 @@ t.test('x-compactd-recall: on answers the model’s search_context calls from th
   const bad = await app.inject({ method: 'POST', url: '/v1/chat/completions', headers: { 'x-compactd-recall': 'yes' }, payload: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] } })
   t.equal(bad.statusCode, 400)
   t.match(bad.json(), { error: { message: /x-compactd-recall/ } })
+})
+
+const FIXTURE = 'deepseek_chat_dev_rerun__pylint-dev__astroid-1333.json'
+t.test('a real agent session through the proxy: compacted under the threshold, pairs valid, the next turn a byte-identical prefix', { skip: conversationsSkip([FIXTURE]) }, async (t) => {
+  const all = fixtureConversation(FIXTURE)
+  const history = all.slice(0, all.length - 2)
+  const headers = { 'x-compactd-threshold': '8000', 'x-compactd-session': 'fixture-astroid' }
+  const client = new OpenAI({ apiKey: fake.apiKey, baseURL: `${base}/v1`, maxRetries: 0, defaultHeaders: headers })
+  const { response } = await client.chat.completions.create({ model: 'gpt-4o', messages: history as never }).withResponse()
+  t.equal(response.headers.get('x-compactd-prefix'), 'new')
+  t.ok(Number(response.headers.get('x-compactd-tokens-after')) < 8000, `under the threshold: ${response.headers.get('x-compactd-tokens-before')} → ${response.headers.get('x-compactd-tokens-after')}`)
+  const sent = fake.lastRequest!.body.messages as Message[]
+  t.same(splitPairs(sent), [], 'every tool call with its result')
+  t.doesNotThrow(() => checkToolCallIds(parseConversation(sent, { format: 'openai' })))
+  const next = await client.chat.completions.create({ model: 'gpt-4o', messages: all as never }).withResponse()
+  t.equal(next.response.headers.get('x-compactd-prefix'), 'reused')
+  t.equal(JSON.stringify((fake.lastRequest!.body.messages as unknown[]).slice(0, sent.length)), JSON.stringify(sent), 'the same prefix, byte for byte')
+  // The dashboard lists the proxy's session like any compaction series.
+  const listed = await app.inject({ method: 'GET', url: '/sessions?q=fixture-astroid' })
+  t.match(listed.json(), { items: [{ id: 'fixture-astroid', checkpoints: 1 }] })
 })
