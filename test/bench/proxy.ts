@@ -86,7 +86,7 @@ async function proxyApp(backend: Backend, fake: FakeProvider, keyed = false): Pr
     await migrateToLatest(raw.db)
     key = (await createApiKey(raw.db, 'bench')).key
   }
-  const config = testConfig({ LOG_LEVEL: 'warn', RATE_LIMIT_MAX: 1_000_000_000, BODY_LIMIT_BYTES: 50 * 1024 * 1024, UPSTREAM_OPENAI_URL: fake.openaiBaseURL, UPSTREAM_ANTHROPIC_URL: fake.anthropicBaseURL })
+  const config = testConfig({ LOG_LEVEL: 'warn', ...(process.env.PROXY_COMPACT_TO ? { PROXY_COMPACT_TO: Number(process.env.PROXY_COMPACT_TO) } : {}), RATE_LIMIT_MAX: 1_000_000_000, BODY_LIMIT_BYTES: 50 * 1024 * 1024, UPSTREAM_OPENAI_URL: fake.openaiBaseURL, UPSTREAM_ANTHROPIC_URL: fake.anthropicBaseURL })
   const app = await build({ config, database, logger: { level: 'warn' } })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const pool = new Pool(`http://127.0.0.1:${(app.server.address() as { port: number }).port}`, { connections: 1 })
