@@ -57,6 +57,26 @@ t.test('a short request passes through byte for byte, in both directions', async
   t.equal(unstamped(viaText), unstamped(await direct.text()), 'the client got the bytes the provider sent')
 })
 
+t.test('a stream passes through as the provider sent it, event for event', async (t) => {
+  for (const [url, direct, body] of [
+    [`${base}/v1/chat/completions`, `${fake.openaiBaseURL}/chat/completions`, { model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'Summarize: src/a.ts was edited.' }] }],
+    [`${base}/v1/messages`, `${fake.anthropicBaseURL}/v1/messages`, { model: 'claude-opus-4-5', max_tokens: 256, stream: true, messages: [{ role: 'user', content: 'Summarize: src/a.ts was edited.' }] }],
+    [`${base}/v1/responses`, `${fake.openaiBaseURL}/responses`, { model: 'gpt-4o', stream: true, input: 'Summarize: src/a.ts was edited.' }],
+  ] as const) {
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${fake.apiKey}`, 'x-api-key': fake.apiKey, 'anthropic-version': '2023-06-01' }
+    fake.reset()
+    const via = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) })
+    t.match(via.headers.get('content-type'), /^text\/event-stream/, `${url}: an event stream`)
+    const viaText = await via.text()
+    fake.reset()
+    const directText = await (await fetch(direct, { method: 'POST', headers, body: JSON.stringify(body) })).text()
+    // The fake stamps times in seconds: the one thing that may differ between the two calls.
+    const unstamped = (text: string) => text.replace(/"(created|created_at)":\d+/g, '"$1":0')
+    t.equal(unstamped(viaText), unstamped(directText), `${url}: the same events, byte for byte`)
+    t.ok(viaText.split('\n\n').length > 4, `${url}: several events`)
+  }
+})
+
 t.test('the OpenAI SDK: chat completions, streamed and not, and the Responses API', async (t) => {
   const client = new OpenAI({ apiKey: fake.apiKey, baseURL: `${base}/v1`, maxRetries: 0 })
   const done = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Summarize: src/a.ts was edited.' }] })
