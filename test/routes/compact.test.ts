@@ -491,3 +491,23 @@ t.test('a client that disconnects aborts the provider call', async (t) => {
   t.ok(finished[0]!.at - hungUp < 3_000, `handler ended ${finished[0]!.at - hungUp} ms after the hang-up (provider timeout is 60 s)`)
   t.equal(finished[0]!.status, 499)
 })
+
+t.test('minGainTokens: a compaction that would save less comes back unchanged, and stores nothing', async (t) => {
+  const { app } = await buildTestApp(t)
+  const messages = [{ role: 'system', content: 'You are a coding agent.' }, { role: 'user', content: 'Fix the bug.' }]
+  for (let i = 0; i < 20; i++) {
+    messages.push({ role: 'assistant', content: `Reading src/f${i}.ts` }, { role: 'user', content: `export const v${i} = 1\n`.repeat(40) })
+  }
+  const full = await app.inject({ method: 'POST', url: '/estimate', payload: { messages } })
+  const before = full.json().totalTokens as number
+  const small = await app.inject({ method: 'POST', url: '/compact', payload: { messages, targetTokens: Math.floor(before * 0.8), minGainTokens: before, sessionId: 'min-gain' } })
+  t.equal(small.statusCode, 200)
+  t.match(small.json(), { compacted: false, reason: /^minGainTokens: the compaction would save \d+ tokens, fewer than \d+/ })
+  t.same(small.json().messages, messages, 'the input, unchanged')
+  t.equal((await app.inject({ method: 'GET', url: '/sessions/min-gain/checkpoints' })).statusCode, 404, 'no checkpoint stored')
+  const big = await app.inject({ method: 'POST', url: '/compact', payload: { messages, targetTokens: Math.floor(before * 0.5), minGainTokens: 10 } })
+  t.equal(big.json().compacted, true)
+  const bad = await app.inject({ method: 'POST', url: '/compact', payload: { messages, minGainTokens: 0 } })
+  t.equal(bad.statusCode, 400)
+  t.match(bad.json().issues, [{ path: 'body.minGainTokens' }])
+})

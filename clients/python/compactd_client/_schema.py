@@ -241,6 +241,11 @@ class CompactRequestInput(TypedDict):
     # `append` adds instructions to the built-in summary prompt; `replace` replaces its
     # guidance. Default append.
     instructionsMode: NotRequired[Literal["replace", "append"]]
+    # Compact only when it saves at least this many tokens; otherwise the conversation
+    # comes back unchanged (compacted: false, with the reason). Wins over targetTokens:
+    # a small saving is not worth the prompt-cache break it costs. Checked on the plan
+    # before any summarizer is called.
+    minGainTokens: NotRequired[int]
     # Return the plan and estimated result without changing anything, calling a model or
     # storing a checkpoint.
     dryRun: NotRequired[bool]
@@ -1414,6 +1419,11 @@ class CompactRequest(TypedDict):
     # `append` adds instructions to the built-in summary prompt; `replace` replaces its
     # guidance. Default append.
     instructionsMode: NotRequired[Literal["replace", "append"]]
+    # Compact only when it saves at least this many tokens; otherwise the conversation
+    # comes back unchanged (compacted: false, with the reason). Wins over targetTokens:
+    # a small saving is not worth the prompt-cache break it costs. Checked on the plan
+    # before any summarizer is called.
+    minGainTokens: NotRequired[int]
     # Return the plan and estimated result without changing anything, calling a model or
     # storing a checkpoint.
     dryRun: NotRequired[bool]

@@ -3448,6 +3448,8 @@ export interface components {
              * @enum {string}
              */
             instructionsMode?: "replace" | "append";
+            /** @description Compact only when it saves at least this many tokens; otherwise the conversation comes back unchanged (compacted: false, with the reason). Wins over targetTokens: a small saving is not worth the prompt-cache break it costs. Checked on the plan before any summarizer is called. */
+            minGainTokens?: number;
             /** @description Return the plan and estimated result without changing anything, calling a model or storing a checkpoint. */
             dryRun?: boolean;
             /** @description Compact even when the conversation already fits targetTokens. A conversation smaller than any compaction of it could be comes back unchanged (compacted: false, with the reason). */
@@ -5227,6 +5229,8 @@ export interface components {
              * @enum {string}
              */
             instructionsMode?: "replace" | "append";
+            /** @description Compact only when it saves at least this many tokens; otherwise the conversation comes back unchanged (compacted: false, with the reason). Wins over targetTokens: a small saving is not worth the prompt-cache break it costs. Checked on the plan before any summarizer is called. */
+            minGainTokens?: number;
             /** @description Return the plan and estimated result without changing anything, calling a model or storing a checkpoint. */
             dryRun?: boolean;
             /** @description Compact even when the conversation already fits targetTokens. A conversation smaller than any compaction of it could be comes back unchanged (compacted: false, with the reason). */

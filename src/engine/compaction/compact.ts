@@ -85,6 +85,9 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
     plan = aroundSummary ?? planner.plan(target, planner.reserves) ?? undefined
     if (!plan) throw planner.unreachable(tokensBefore)
     if (options.dryRun) return dryRun(run, planner, pipeline, plan, round)
+    // Before a summarizer is paid for: a plan that cannot save minGainTokens is not made.
+    const estimatedGain = tokensBefore - (plan.estimatedTokens + REPLY_PRIMING_TOKENS)
+    if (options.minGainTokens && estimatedGain < options.minGainTokens) return untouched(run, smallGain(estimatedGain, options.minGainTokens, 'would'))
     if (plan.summary && (!summarised.summary || summarised.tailStart !== plan.tailStart)) {
       // A model's summary may grow into the room the head, the tail and the kept turns leave
       // unused; the rules summary has nothing more to say there (planner.ts withRoom).
@@ -100,7 +103,13 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   }
   if (!assembly || !plan) throw new Error(`internal: no plan fitted ${options.targetTokens} tokens in the caller's format after ${REPLANS} re-plans`)
   if (assembly.tokens >= tokensBefore) return untouched(run, `compaction would not make the conversation smaller (${assembly.tokens} ≥ ${tokensBefore} tokens)`)
+  if (options.minGainTokens && tokensBefore - assembly.tokens < options.minGainTokens) return untouched(run, smallGain(tokensBefore - assembly.tokens, options.minGainTokens, 'did'))
   return compacted(run, planner, pipeline, { plan, assembly, summary: summarised, round, options, fallbacks })
+}
+
+/** Why a compaction saving less than minGainTokens was not made. */
+function smallGain(gain: number, min: number, verb: 'would' | 'did'): string {
+  return `minGainTokens: the compaction ${verb === 'would' ? 'would save' : 'saved'} ${Math.max(0, gain)} tokens, fewer than ${min}; returned unchanged (no cache break for a small saving)`
 }
 
 /**

@@ -143,6 +143,13 @@ export interface CompactOptions {
   instructions?: string
   instructionsMode: 'replace' | 'append'
   force: boolean
+  /**
+   * A compaction saving fewer tokens than this is not made: the input comes back untouched
+   * with the reason (issue 24: a cache break costs more than a small saving). It wins over
+   * targetTokens. Checked on the plan's estimate before any summarizer is called, and on the
+   * result. 0: any saving will do.
+   */
+  minGainTokens?: number
   dryRun: boolean
   /** What to do when the input itself pairs tool calls wrongly. */
   onBrokenInput: 'repair' | 'reject'

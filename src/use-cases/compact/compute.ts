@@ -156,6 +156,7 @@ export async function computeCompaction(
     ...(input.instructions !== undefined ? { instructions: input.instructions } : {}),
     instructionsMode: input.instructionsMode ?? DEFAULT_COMPACT_OPTIONS.instructionsMode,
     force: input.force ?? false,
+    ...(input.minGainTokens !== undefined ? { minGainTokens: input.minGainTokens } : {}),
     dryRun: input.dryRun ?? false,
     onBrokenInput: input.onBrokenInput ?? DEFAULT_COMPACT_OPTIONS.onBrokenInput,
     ...(previousRound ? { previousRound } : {}),

@@ -74,6 +74,14 @@ export const compactBody = z
       ),
     instructions: z.string().max(20_000).optional().describe('Extra guidance for the summary (what to keep), for the llm strategy.'),
     instructionsMode: z.enum(['replace', 'append']).optional().describe('`append` adds instructions to the built-in summary prompt; `replace` replaces its guidance. Default append.'),
+    minGainTokens: z
+      .int()
+      .min(1)
+      .max(100_000_000)
+      .optional()
+      .describe(
+        'Compact only when it saves at least this many tokens; otherwise the conversation comes back unchanged (compacted: false, with the reason). Wins over targetTokens: a small saving is not worth the prompt-cache break it costs. Checked on the plan before any summarizer is called.',
+      ),
     dryRun: z.boolean().optional().describe('Return the plan and estimated result without changing anything, calling a model or storing a checkpoint.'),
     force: z.boolean().optional().describe('Compact even when the conversation already fits targetTokens. A conversation smaller than any compaction of it could be comes back unchanged (compacted: false, with the reason).'),
     sessionId: sessionIdSchema

@@ -333,3 +333,39 @@ t.test('real sessions, in all three formats, through every strategy', { skip: co
     }
   }
 })
+
+t.test('minGainTokens: a compaction saving less is not made, in any format; it wins over targetTokens', async (t) => {
+  const calls: string[] = []
+  const llm: Summarizer = {
+    async summarize() {
+      calls.push('llm')
+      return { text: '## Session Summary (Compaction Round 1)\n\n### Original Task\nx', costUsd: 0 }
+    },
+  } as unknown as Summarizer
+  await fc.assert(
+    fc.asyncProperty(conversationInFormatArb({ maxTurns: 10 }), fc.double({ min: 0.2, max: 0.9, noNaN: true }), fc.integer({ min: 1, max: 4000 }), async (conv, share, minGain) => {
+      const parsed = parseConversation(conv.messages, { format: conv.format, system: conv.system })
+      const before = tokens(parsed.messages)
+      const target = Math.max(1, Math.floor(before * share))
+      let res
+      try {
+        res = await run(parsed.messages, options(conv.format, target, { minGainTokens: minGain }))
+      } catch (err) {
+        if (err instanceof CompactionError && err.code === 'budget_unreachable') return
+        throw err
+      }
+      if (res.compacted && before - res.event.tokensAfter < minGain) throw new Error(`saved ${before - res.event.tokensAfter} < ${minGain}`)
+      if (!res.compacted && !res.messages.every((m, i) => m === parsed.messages[i])) throw new Error('untouched but changed')
+    }),
+    { numRuns: 60, seed: 11 },
+  )
+  // A saving too small is refused before a summarizer is paid for.
+  const conv = parseConversation(session(), { format: 'openai' })
+  const before = tokens(conv.messages)
+  const small = await run(conv.messages, options('openai', Math.floor(before * 0.5), { strategy: ['llm'], minGainTokens: before }), { llm })
+  t.equal(small.compacted, false)
+  t.match(small.reason, /^minGainTokens: the compaction would save \d+ tokens, fewer than \d+; returned unchanged/)
+  t.same(calls, [], 'no summarizer call')
+  const enough = await run(conv.messages, options('openai', Math.floor(before * 0.5), { minGainTokens: 10 }))
+  t.equal(enough.compacted, true, 'a saving above it is made')
+})
