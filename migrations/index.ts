@@ -9,6 +9,7 @@ import * as m0003 from './0003_sessions.ts'
 import * as m0004 from './0004_queue_generation.ts'
 import * as m0005 from './0005_checkpoint_details.ts'
 import * as m0006 from './0006_archive.ts'
+import * as m0008 from './0008_archive_raw_uncompressed.ts'
 
 export const migrations: Record<string, Migration> = {
   '0001_tenants_and_api_keys': m0001,
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '0004_queue_generation': m0004,
   '0005_checkpoint_details': m0005,
   '0006_archive': m0006,
+  '0008_archive_raw_uncompressed': m0008,
 }
