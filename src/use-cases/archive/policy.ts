@@ -63,8 +63,7 @@ export async function archiveInTransaction(
   records: readonly ArchiveRecord[],
 ): Promise<ArchiveReport> {
   const write: ArchiveWrite = await archiveMessages(trx, at.tenantId, at.sessionId, records, { checkpointNum: at.checkpointNum, source: at.source, ...(policy.key ? { key: policy.key } : {}) })
-  const usage = await archiveUsage(trx, at.tenantId)
-  return { status: 'archived', ...write, usedBytes: usage.bytes, quotaBytes: policy.quotaBytes }
+  return { status: 'archived', ...write, quotaBytes: policy.quotaBytes }
 }
 
 /** How often one tenant's expired rows are swept, at most (by the writes of this process). */
