@@ -241,6 +241,16 @@ class CompactRequestInput(TypedDict):
     # `append` adds instructions to the built-in summary prompt; `replace` replaces its
     # guidance. Default append.
     instructionsMode: NotRequired[Literal["replace", "append"]]
+    # Indices (0-based, into `messages`) of messages kept verbatim, byte for byte,
+    # wherever they sit, with the tool calls or results they pair with. Checked on the
+    # output: what the budget cannot hold is a 422 `contract_unkept` listing it; an
+    # index past the end is a 400.
+    pin: NotRequired[List[int]]
+    # Strings that must appear in the output (an identifier, a rule, a URL, a
+    # constraint). compactd keeps the latest message holding one when the summary does
+    # not; what the budget cannot hold is a 422 `contract_unkept`; a string not in the
+    # input is a 400 naming it.
+    preserve: NotRequired[List[str]]
     # Compact only when it saves at least this many tokens; otherwise the conversation
     # comes back unchanged (compacted: false, with the reason). Wins over targetTokens:
     # a small saving is not worth the prompt-cache break it costs. Checked on the plan
@@ -344,6 +354,15 @@ class CompactResponseInputSummary(TypedDict):
     index: int
 
 
+# With `pin` or `preserve`: what the preservation contract checked (a 200 means all of
+# it held).
+class CompactResponseInputContract(TypedDict):
+    # The pinned message indices, each checked present byte for byte.
+    pinned: List[int]
+    # The preserved strings, each checked present.
+    preserved: List[str]
+
+
 # Present when storing this checkpoint took the session over COMPACTION_MAX_CHECKPOINTS
 # and the oldest were folded into one.
 CompactResponseInputCheckpointFolded = TypedDict(
@@ -399,6 +418,9 @@ class CompactResponseInput(TypedDict):
     event: CompactResponseInputEvent
     # The summary inserted, when one was written.
     summary: NotRequired[CompactResponseInputSummary]
+    # With `pin` or `preserve`: what the preservation contract checked (a 200 means all
+    # of it held).
+    contract: NotRequired[CompactResponseInputContract]
     # The checkpoint this compaction was stored as (sessionId given, compaction done).
     checkpoint: NotRequired[CompactResponseInputCheckpoint]
     archive: NotRequired[ArchiveReportInput]
@@ -1419,6 +1441,16 @@ class CompactRequest(TypedDict):
     # `append` adds instructions to the built-in summary prompt; `replace` replaces its
     # guidance. Default append.
     instructionsMode: NotRequired[Literal["replace", "append"]]
+    # Indices (0-based, into `messages`) of messages kept verbatim, byte for byte,
+    # wherever they sit, with the tool calls or results they pair with. Checked on the
+    # output: what the budget cannot hold is a 422 `contract_unkept` listing it; an
+    # index past the end is a 400.
+    pin: NotRequired[List[int]]
+    # Strings that must appear in the output (an identifier, a rule, a URL, a
+    # constraint). compactd keeps the latest message holding one when the summary does
+    # not; what the budget cannot hold is a 422 `contract_unkept`; a string not in the
+    # input is a 400 naming it.
+    preserve: NotRequired[List[str]]
     # Compact only when it saves at least this many tokens; otherwise the conversation
     # comes back unchanged (compacted: false, with the reason). Wins over targetTokens:
     # a small saving is not worth the prompt-cache break it costs. Checked on the plan
@@ -1522,6 +1554,15 @@ class CompactResponseSummary(TypedDict):
     index: int
 
 
+# With `pin` or `preserve`: what the preservation contract checked (a 200 means all of
+# it held).
+class CompactResponseContract(TypedDict):
+    # The pinned message indices, each checked present byte for byte.
+    pinned: List[int]
+    # The preserved strings, each checked present.
+    preserved: List[str]
+
+
 # Present when storing this checkpoint took the session over COMPACTION_MAX_CHECKPOINTS
 # and the oldest were folded into one.
 CompactResponseCheckpointFolded = TypedDict(
@@ -1577,6 +1618,9 @@ class CompactResponse(TypedDict):
     event: CompactResponseEvent
     # The summary inserted, when one was written.
     summary: NotRequired[CompactResponseSummary]
+    # With `pin` or `preserve`: what the preservation contract checked (a 200 means all
+    # of it held).
+    contract: NotRequired[CompactResponseContract]
     # The checkpoint this compaction was stored as (sessionId given, compaction done).
     checkpoint: NotRequired[CompactResponseCheckpoint]
     archive: NotRequired[ArchiveReport]

@@ -3448,6 +3448,10 @@ export interface components {
              * @enum {string}
              */
             instructionsMode?: "replace" | "append";
+            /** @description Indices (0-based, into `messages`) of messages kept verbatim, byte for byte, wherever they sit, with the tool calls or results they pair with. Checked on the output: what the budget cannot hold is a 422 `contract_unkept` listing it; an index past the end is a 400. */
+            pin?: number[];
+            /** @description Strings that must appear in the output (an identifier, a rule, a URL, a constraint). compactd keeps the latest message holding one when the summary does not; what the budget cannot hold is a 422 `contract_unkept`; a string not in the input is a 400 naming it. */
+            preserve?: string[];
             /** @description Compact only when it saves at least this many tokens; otherwise the conversation comes back unchanged (compacted: false, with the reason). Wins over targetTokens: a small saving is not worth the prompt-cache break it costs. Checked on the plan before any summarizer is called. */
             minGainTokens?: number;
             /** @description Return the plan and estimated result without changing anything, calling a model or storing a checkpoint. */
@@ -3669,6 +3673,13 @@ export interface components {
                 role: string;
                 /** @description Index of the summary message in `messages` (-1: in the top-level system). */
                 index: number;
+            };
+            /** @description With `pin` or `preserve`: what the preservation contract checked (a 200 means all of it held). */
+            contract?: {
+                /** @description The pinned message indices, each checked present byte for byte. */
+                pinned: number[];
+                /** @description The preserved strings, each checked present. */
+                preserved: string[];
             };
             /** @description The checkpoint this compaction was stored as (sessionId given, compaction done). */
             checkpoint?: {
@@ -5229,6 +5240,10 @@ export interface components {
              * @enum {string}
              */
             instructionsMode?: "replace" | "append";
+            /** @description Indices (0-based, into `messages`) of messages kept verbatim, byte for byte, wherever they sit, with the tool calls or results they pair with. Checked on the output: what the budget cannot hold is a 422 `contract_unkept` listing it; an index past the end is a 400. */
+            pin?: number[];
+            /** @description Strings that must appear in the output (an identifier, a rule, a URL, a constraint). compactd keeps the latest message holding one when the summary does not; what the budget cannot hold is a 422 `contract_unkept`; a string not in the input is a 400 naming it. */
+            preserve?: string[];
             /** @description Compact only when it saves at least this many tokens; otherwise the conversation comes back unchanged (compacted: false, with the reason). Wins over targetTokens: a small saving is not worth the prompt-cache break it costs. Checked on the plan before any summarizer is called. */
             minGainTokens?: number;
             /** @description Return the plan and estimated result without changing anything, calling a model or storing a checkpoint. */
@@ -5450,6 +5465,13 @@ export interface components {
                 role: string;
                 /** @description Index of the summary message in `messages` (-1: in the top-level system). */
                 index: number;
+            };
+            /** @description With `pin` or `preserve`: what the preservation contract checked (a 200 means all of it held). */
+            contract?: {
+                /** @description The pinned message indices, each checked present byte for byte. */
+                pinned: number[];
+                /** @description The preserved strings, each checked present. */
+                preserved: string[];
             };
             /** @description The checkpoint this compaction was stored as (sessionId given, compaction done). */
             checkpoint?: {

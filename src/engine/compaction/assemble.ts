@@ -23,7 +23,7 @@ export interface Assembly {
 
 export interface AssembleInput {
   plan: Plan
-  segments: readonly { start: number; end: number; messages: CanonicalMessage[]; systemOnly: boolean }[]
+  segments: readonly { start: number; end: number; messages: CanonicalMessage[]; systemOnly: boolean; pinned: boolean }[]
   headEnd: number
   adapter: FormatAdapter
   role: NonNullable<CompactOptions['summaryRole']>
@@ -53,7 +53,7 @@ export function assemble(a: AssembleInput): Assembly {
   let omitted = 0
   if (summary) {
     const logged: number[] = []
-    if (plan.log) for (let si = plan.log[0]; si < plan.log[1]; si++) if (!segments[si]!.systemOnly) logged.push(si)
+    if (plan.log) for (let si = plan.log[0]; si < plan.log[1]; si++) if (!segments[si]!.pinned) logged.push(si)
     if (logged.length || a.previousLog.length) {
       for (const l of logCandidates({ logLines: a.logLines, previousLog: a.previousLog }, logged)) {
         if (!plan.logSelection || plan.logSelection.has(l.key)) entries.push(l)
@@ -70,7 +70,7 @@ export function assemble(a: AssembleInput): Assembly {
   if (summary && a.references) out[summaryIndex] = summaryMessage(a.adapter, a.role, render(entries, omitted))
   for (let si = a.headEnd; si < plan.tailStart; si++) {
     const s = segments[si]!
-    if (s.systemOnly) out.push(...s.messages)
+    if (s.pinned) out.push(...s.messages)
     else if (summary && a.earlier(si)) continue
     else if (inRange(si, plan.keep)) out.push(...a.kept(si).messages)
     else if (!summary) out.push(...a.kept(si, true).messages) // no summary could be made: keep it condensed

@@ -19,6 +19,8 @@ export interface SegmentInfo extends Segment {
   earlierSummary: boolean
   toolWork: boolean
   systemOnly: boolean
+  /** Kept verbatim, byte for byte, wherever it sits: a system message, or one holding a message the caller pinned (issue 24). */
+  pinned: boolean
 }
 
 export interface Layout {
@@ -68,14 +70,17 @@ export function splitMergedTurns(messages: readonly CanonicalMessage[]): Canonic
   return out ?? (messages as CanonicalMessage[])
 }
 
-export function layoutOf(messages: readonly CanonicalMessage[], nc: NeutralCounter, opts: { keepFirst: number; keepRecent: number; keepRecentTokens?: number }): Layout {
+export function layoutOf(messages: readonly CanonicalMessage[], nc: NeutralCounter, opts: { keepFirst: number; keepRecent: number; keepRecentTokens?: number; pin?: readonly number[] }): Layout {
+  const pins = new Set(opts.pin ?? [])
   const events = classifyMessages(messages)
   // An earlier summary that is a whole message is folded in on its own, never merged with the task beside it.
   const wholeSummaries = new Set<number>()
   for (const e of events) if (e.kind === 'earlier-summary' && messages[e.position]!.parts.every((p) => p.type === 'text')) wholeSummaries.add(e.position)
   const segments: SegmentInfo[] = segmentsOf(messages, computeUnits(messages), wholeSummaries).map((s) => {
     const ms = messages.slice(s.start, s.end + 1)
-    return { ...s, messages: ms, tokens: nc.tokens(ms), instruction: false, earlierSummary: false, toolWork: false, systemOnly: s.side === 'system' }
+    const systemOnly = s.side === 'system'
+    // A pin keeps its whole segment: a tool call comes with its results, a result with its call.
+    return { ...s, messages: ms, tokens: nc.tokens(ms), instruction: false, earlierSummary: false, toolWork: false, systemOnly, pinned: systemOnly || (pins.size > 0 && ms.some((m) => pins.has(m.index))) }
   })
   let si = 0
   for (const e of events) {

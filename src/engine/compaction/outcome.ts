@@ -115,7 +115,7 @@ function compactedCount(segments: Segments, headEnd: number, plan: Plan): number
   for (let si = headEnd; si < segments.length; si++) {
     const s = segments[si]!
     if (si >= plan.tailStart && !plan.condenseTail) break
-    if (!s.systemOnly) n += s.end - s.start + 1
+    if (!s.pinned) n += s.end - s.start + 1
   }
   return n
 }
@@ -134,7 +134,7 @@ function describePlan(planner: Planner, plan: Plan, pipeline: Pipeline): PlanRan
   for (let si = 0; si < segments.length; si++) {
     if (si < headEnd) add(si, 'keep', 'system prompt and original task')
     else if (si >= plan.tailStart) add(si, plan.condenseTail ? 'condense' : 'keep', plan.condenseTail ? 'last turn condensed: nothing else fits' : 'recent messages')
-    else if (segments[si]!.systemOnly) add(si, 'keep', 'system message')
+    else if (segments[si]!.pinned) add(si, 'keep', segments[si]!.systemOnly ? 'system message' : 'pinned')
     else if (inRange(si, plan.keep)) add(si, kept?.action ?? 'keep', kept?.reason ?? 'kept as it was')
     else if (inRange(si, plan.log)) add(si, 'summarize', "one-line digests in the summary's action log")
     else add(si, 'summarize', 'older messages, replaced by the summary')

@@ -112,10 +112,10 @@ export class Planner {
     return hit
   }
 
-  /** A segment as the output keeps it unshrunk: the head and system messages as they are, any other without harness text. */
+  /** A segment as the output keeps it unshrunk: the head, system messages and pinned ones as they are, any other without harness text. */
   verbatim = (si: number): { messages: CanonicalMessage[]; tokens: number } => {
     const s = this.segments[si]!
-    if (si < this.headEnd || s.systemOnly) return s
+    if (si < this.headEnd || s.pinned) return s
     let hit = this.verbatimCache.get(si)
     if (!hit) {
       const out = withoutHarness(s.messages, s.start, this.harnessNoise, this.p.adapter)
@@ -198,7 +198,7 @@ export class Planner {
       shrunkTailShare: SHRUNK_TAIL_SHARE,
       verbatimTokens: (si) => this.verbatim(si).tokens,
       keptTokens: (si, lastResort) => this.kept(si, lastResort).tokens,
-      pinned: (si) => this.segments[si]!.systemOnly,
+      pinned: (si) => this.segments[si]!.pinned,
       earlier: this.earlier,
       logLines: this.logLines,
       previousLog: carried,

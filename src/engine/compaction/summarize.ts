@@ -52,7 +52,7 @@ export async function summariseRange(plan: Plan, state: SummaryState, s: Summari
   state.tailStart = plan.tailStart
   if (plan.maskFellShort) s.fallbacks.push({ strategy: s.pipeline.keptBy, reason: 'masking alone did not reach the budget' })
   const inRange: number[] = []
-  for (let si = headEnd; si < plan.tailStart; si++) if (!segments[si]!.systemOnly) inRange.push(si)
+  for (let si = headEnd; si < plan.tailStart; si++) if (!segments[si]!.pinned) inRange.push(si)
   const facts = extractHandover(
     inRange.flatMap((si) => segments[si]!.messages),
     { preserveErrorDetails: options.preserveErrorDetails, later: segments.slice(plan.tailStart).flatMap((seg) => seg.messages) },

@@ -144,6 +144,12 @@ export interface CompactOptions {
   instructionsMode: 'replace' | 'append'
   force: boolean
   /**
+   * Indices into the input messages kept verbatim, byte for byte, wherever they sit, with
+   * the tool calls or results they pair with (issue 24). The caller checks the contract
+   * (use-cases/compact/contract.ts): the engine keeps them when the budget can.
+   */
+  pin?: number[]
+  /**
    * A compaction saving fewer tokens than this is not made: the input comes back untouched
    * with the reason (issue 24: a cache break costs more than a small saving). It wins over
    * targetTokens. Checked on the plan's estimate before any summarizer is called, and on the

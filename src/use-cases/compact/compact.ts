@@ -11,7 +11,8 @@ import { insertCheckpoint, latestRound } from '../../checkpoints/repository.ts'
 import type { Caller, UseCaseDeps } from '../deps.ts'
 import type { ArchiveIndexer } from '../archive/indexer.ts'
 import { ARCHIVE_NOTE, archiveGate, archiveInTransaction, archivePolicy, sweepNowAndThen, type ArchiveReport } from '../archive/policy.ts'
-import { checkedSummarizer, type CompactRequest, type CompactResponse, type CompactTaskInput } from './compute.ts'
+import { checkedSummarizer, type CompactRequest, type CompactResponse, type CompactTaskInput, type ComputedCompaction } from './compute.ts'
+import { pinsFor, refuseImpossibleContract, unkeptError, unkeptOf } from './contract.ts'
 
 export type CompactDeps = Pick<UseCaseDeps, 'config' | 'db' | 'summarizers' | 'compute' | 'metrics'> & { archiveIndexer?: ArchiveIndexer }
 
@@ -26,8 +27,13 @@ export function makeCompact(deps: CompactDeps) {
       input.sessionId ? latestRound(db, caller.tenantId, input.sessionId) : undefined,
       stored ? archiveGate(db, policy, caller.tenantId) : undefined,
     ])
-    const task: CompactTaskInput = { request: input, ...(previousRound ? { previousRound } : {}), ...(gate?.open ? { archive: { note: ARCHIVE_NOTE } } : {}) }
-    const computed = await deps.compute.run('compact', task, { signal: caller.signal, bytes: caller.bodyBytes, cacheScope: caller.tenantId, ...(llm ? { summarizer: llm } : {}) })
+    const contract = Boolean(input.pin?.length || input.preserve?.length)
+    if (contract) refuseImpossibleContract(input)
+    const run = (request: CompactRequest): Promise<ComputedCompaction> => {
+      const task: CompactTaskInput = { request, ...(previousRound ? { previousRound } : {}), ...(gate?.open ? { archive: { note: ARCHIVE_NOTE } } : {}) }
+      return deps.compute.run('compact', task, { signal: caller.signal, bytes: caller.bodyBytes, cacheScope: caller.tenantId, ...(llm ? { summarizer: llm } : {}) })
+    }
+    const computed = contract ? await keepingContract(input, run) : await run(input)
     const { response } = computed
     // A compaction done, not a dry run: what a checkpoint is stored for.
     if (computed.checkpoint) deps.metrics?.onCompaction(response.event)
@@ -52,6 +58,33 @@ export function makeCompact(deps: CompactDeps) {
         await sweepNowAndThen(db, policy, caller.tenantId)
       }
     }
-    return { ...response, ...(checkpoint ? { checkpoint } : {}), ...(archive ? { archive } : {}) }
+    return { ...response, ...(contract ? { contract: { pinned: input.pin ?? [], preserved: input.preserve ?? [] } } : {}), ...(checkpoint ? { checkpoint } : {}), ...(archive ? { archive } : {}) }
   }
+}
+
+/**
+ * A compaction that keeps the pins and preserved strings, or a 422 listing what it could
+ * not keep. A string the summary lost gets a second pass with the last message holding it
+ * pinned; a budget the pins make unreachable is a 422 with every pin and string unkept.
+ */
+async function keepingContract(input: CompactRequest, run: (request: CompactRequest) => Promise<ComputedCompaction>): Promise<ComputedCompaction> {
+  const all = { pin: input.pin ?? [], preserve: input.preserve ?? [] }
+  const attempt = async (request: CompactRequest): Promise<ComputedCompaction> => {
+    try {
+      return await run(request)
+    } catch (err) {
+      const budget = (err as { code?: unknown; details?: { targetTokens?: unknown } }).code === 'budget_unreachable'
+      if (budget) throw unkeptError(all, Number((err as { details?: { targetTokens?: unknown } }).details?.targetTokens ?? input.targetTokens ?? 0))
+      throw err
+    }
+  }
+  let computed = await attempt(input)
+  if (!computed.response.compacted) return computed
+  let unkept = unkeptOf(input, computed.response)
+  if (unkept.preserve.length) {
+    computed = await attempt({ ...input, pin: pinsFor(input, unkept.preserve) })
+    unkept = computed.response.compacted ? unkeptOf(input, computed.response) : { pin: [], preserve: [] }
+  }
+  if (unkept.pin.length || unkept.preserve.length) throw unkeptError(unkept, computed.response.targetTokens)
+  return computed
 }

@@ -157,6 +157,7 @@ export async function computeCompaction(
     instructionsMode: input.instructionsMode ?? DEFAULT_COMPACT_OPTIONS.instructionsMode,
     force: input.force ?? false,
     ...(input.minGainTokens !== undefined ? { minGainTokens: input.minGainTokens } : {}),
+    ...(input.pin?.length ? { pin: input.pin } : {}),
     dryRun: input.dryRun ?? false,
     onBrokenInput: input.onBrokenInput ?? DEFAULT_COMPACT_OPTIONS.onBrokenInput,
     ...(previousRound ? { previousRound } : {}),

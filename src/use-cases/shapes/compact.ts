@@ -74,6 +74,20 @@ export const compactBody = z
       ),
     instructions: z.string().max(20_000).optional().describe('Extra guidance for the summary (what to keep), for the llm strategy.'),
     instructionsMode: z.enum(['replace', 'append']).optional().describe('`append` adds instructions to the built-in summary prompt; `replace` replaces its guidance. Default append.'),
+    pin: z
+      .array(z.int().min(0))
+      .max(1_000)
+      .optional()
+      .describe(
+        'Indices (0-based, into `messages`) of messages kept verbatim, byte for byte, wherever they sit, with the tool calls or results they pair with. Checked on the output: what the budget cannot hold is a 422 `contract_unkept` listing it; an index past the end is a 400.',
+      ),
+    preserve: z
+      .array(z.string().min(1).max(2_000))
+      .max(100)
+      .optional()
+      .describe(
+        'Strings that must appear in the output (an identifier, a rule, a URL, a constraint). compactd keeps the latest message holding one when the summary does not; what the budget cannot hold is a 422 `contract_unkept`; a string not in the input is a 400 naming it.',
+      ),
     minGainTokens: z
       .int()
       .min(1)
@@ -189,6 +203,13 @@ export const compactResponse = z
       })
       .optional()
       .describe('The summary inserted, when one was written.'),
+    contract: z
+      .object({
+        pinned: z.array(z.int()).describe('The pinned message indices, each checked present byte for byte.'),
+        preserved: z.array(z.string()).describe('The preserved strings, each checked present.'),
+      })
+      .optional()
+      .describe('With `pin` or `preserve`: what the preservation contract checked (a 200 means all of it held).'),
     checkpoint: checkpointRefSchema.optional(),
     archive: archiveReportSchema.optional(),
   })
