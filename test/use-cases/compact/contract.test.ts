@@ -17,10 +17,19 @@ const messages = [
   { role: 'user', content: 'The deploy URL is https://example.test/deploy and the port 8443.' },
 ]
 
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn()
+  } catch (err) {
+    return err
+  }
+  return 'nothing thrown'
+}
+
 t.test('the checks: pins past the end and strings not in the input are 400s naming them', async (t) => {
   t.doesNotThrow(() => refuseImpossibleContract({ messages, pin: [0, 3], preserve: ['vendor/', 'https://example.test/deploy', 'Never touch "vendor/"'] }))
-  t.throws(() => refuseImpossibleContract({ messages, pin: [4] }), { statusCode: 400, issues: [{ path: 'body.pin[0]' }] } as object)
-  t.throws(() => refuseImpossibleContract({ messages, preserve: ['port 8443', 'port 9000'] }), { statusCode: 400, issues: [{ path: 'body.preserve[1]' }] } as object)
+  t.match(thrown(() => refuseImpossibleContract({ messages, pin: [4] })), { statusCode: 400, issues: [{ path: 'body.pin[0]' }] })
+  t.match(thrown(() => refuseImpossibleContract({ messages, preserve: ['port 8443', 'port 9000'] })), { statusCode: 400, issues: [{ path: 'body.preserve[1]' }] })
   t.same(unkeptOf({ messages, pin: [1, 3], preserve: ['8443', 'rules'] }, { messages: [messages[0], messages[1]] }), { pin: [3], preserve: ['8443'] })
   t.same(pinsFor({ messages, pin: [0] }, ['8443']), [0, 3], 'the last message holding a missing string')
 })
