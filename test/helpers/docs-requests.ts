@@ -66,6 +66,8 @@ async function compactions(ctx: ChainContext): Promise<void> {
   await step(ctx, API, 'compact-force', 200, 'POST', '/compact', { messages: [messages[1]], targetTokens: 100, force: true })
   await step(ctx, API, 'compact-dry-run', 200, 'POST', '/compact', { ...compactRequest(), dryRun: true })
   await step(ctx, API, 'compact-budget-unreachable', 422, 'POST', '/compact', { ...compactRequest(), targetTokens: 200 })
+  await step(ctx, API, 'compact-min-gain', 200, 'POST', '/compact', { ...compactRequest(), minGainTokens: 100_000 })
+  await step(ctx, API, 'compact-contract-unkept', 422, 'POST', '/compact', { ...compactRequest(), targetTokens: 400, pin: [2, 3, 4, 5], preserve: ['src/db.ts'] })
   await step(ctx, API, 'compact-summarizer-baseurl', 400, 'POST', '/compact', { ...compactRequest(), strategy: 'llm', summarizer: { provider: 'openai', baseURL: 'http://169.254.169.254/v1' } })
   await step(ctx, API, 'compact-summarizer-model', 400, 'POST', '/compact', { ...compactRequest(), strategy: 'llm', summarizer: { provider: 'openai', model: 'gpt-4.1' } })
   await step(ctx, API, 'compact-keep-both', 400, 'POST', '/compact', { ...compactRequest(), keepRecent: 4, keepRecentTokens: 2000 })
