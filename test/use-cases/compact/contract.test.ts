@@ -9,6 +9,7 @@ import { pinsFor, refuseImpossibleContract, unkeptOf } from '../../../src/use-ca
 import { buildTestApp } from '../../helpers/build.ts'
 import { conversationInFormatArb, findPairingProblems } from '../../helpers/conversation-arbitraries.ts'
 import { parseConversation } from '../../../src/engine/messages/index.ts'
+import { thrown } from '../../helpers/thrown.ts'
 
 const messages = [
   { role: 'system', content: 'rules' },
@@ -16,15 +17,6 @@ const messages = [
   { role: 'assistant', content: 'ok' },
   { role: 'user', content: 'The deploy URL is https://example.test/deploy and the port 8443.' },
 ]
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn()
-  } catch (err) {
-    return err
-  }
-  return 'nothing thrown'
-}
 
 t.test('the checks: pins past the end and strings not in the input are 400s naming them', async (t) => {
   t.doesNotThrow(() => refuseImpossibleContract({ messages, pin: [0, 3], preserve: ['vendor/', 'https://example.test/deploy', 'Never touch "vendor/"'] }))

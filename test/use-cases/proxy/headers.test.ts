@@ -1,14 +1,6 @@
 import t from 'tap'
 import { derivedSession, forwardedHeaders, givenSession, givenThreshold } from '../../../src/use-cases/proxy/headers.ts'
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn()
-  } catch (err) {
-    return err
-  }
-  return 'nothing thrown'
-}
+import { thrown } from '../../helpers/thrown.ts'
 
 t.test("the caller's headers pass on, but not hop-by-hop ones or compactd's own", async (t) => {
   const out = forwardedHeaders({ authorization: 'Bearer sk', 'x-api-key': 'k', 'anthropic-beta': 'b', connection: 'keep-alive', host: 'h', 'content-length': '9', 'x-compactd-key': 'cpd', 'x-compactd-session': 's', 'x-other': ['a', 'b'] })
