@@ -241,6 +241,12 @@ class CompactRequestInput(TypedDict):
     # `append` adds instructions to the built-in summary prompt; `replace` replaces its
     # guidance. Default append.
     instructionsMode: NotRequired[Literal["replace", "append"]]
+    # What the summary should give room to (a subsystem, a decision, a file). Added to
+    # the default guidance, never replacing it: the llm prompt gets it as a section of
+    # its own; the rules summary ranks the action-log lines mentioning its words above
+    # the others of their importance. `instructions` with `instructionsMode: replace`
+    # stays the way to replace the prompt.
+    focus: NotRequired[str]
     # Indices (0-based, into `messages`) of messages kept verbatim, byte for byte,
     # wherever they sit, with the tool calls or results they pair with. Checked on the
     # output: what the budget cannot hold is a 422 `contract_unkept` listing it; an
@@ -1441,6 +1447,12 @@ class CompactRequest(TypedDict):
     # `append` adds instructions to the built-in summary prompt; `replace` replaces its
     # guidance. Default append.
     instructionsMode: NotRequired[Literal["replace", "append"]]
+    # What the summary should give room to (a subsystem, a decision, a file). Added to
+    # the default guidance, never replacing it: the llm prompt gets it as a section of
+    # its own; the rules summary ranks the action-log lines mentioning its words above
+    # the others of their importance. `instructions` with `instructionsMode: replace`
+    # stays the way to replace the prompt.
+    focus: NotRequired[str]
     # Indices (0-based, into `messages`) of messages kept verbatim, byte for byte,
     # wherever they sit, with the tool calls or results they pair with. Checked on the
     # output: what the budget cannot hold is a 422 `contract_unkept` listing it; an

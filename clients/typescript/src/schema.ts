@@ -3448,6 +3448,8 @@ export interface components {
              * @enum {string}
              */
             instructionsMode?: "replace" | "append";
+            /** @description What the summary should give room to (a subsystem, a decision, a file). Added to the default guidance, never replacing it: the llm prompt gets it as a section of its own; the rules summary ranks the action-log lines mentioning its words above the others of their importance. `instructions` with `instructionsMode: replace` stays the way to replace the prompt. */
+            focus?: string;
             /** @description Indices (0-based, into `messages`) of messages kept verbatim, byte for byte, wherever they sit, with the tool calls or results they pair with. Checked on the output: what the budget cannot hold is a 422 `contract_unkept` listing it; an index past the end is a 400. */
             pin?: number[];
             /** @description Strings that must appear in the output (an identifier, a rule, a URL, a constraint). compactd keeps the latest message holding one when the summary does not; what the budget cannot hold is a 422 `contract_unkept`; a string not in the input is a 400 naming it. */
@@ -5240,6 +5242,8 @@ export interface components {
              * @enum {string}
              */
             instructionsMode?: "replace" | "append";
+            /** @description What the summary should give room to (a subsystem, a decision, a file). Added to the default guidance, never replacing it: the llm prompt gets it as a section of its own; the rules summary ranks the action-log lines mentioning its words above the others of their importance. `instructions` with `instructionsMode: replace` stays the way to replace the prompt. */
+            focus?: string;
             /** @description Indices (0-based, into `messages`) of messages kept verbatim, byte for byte, wherever they sit, with the tool calls or results they pair with. Checked on the output: what the budget cannot hold is a 422 `contract_unkept` listing it; an index past the end is a 400. */
             pin?: number[];
             /** @description Strings that must appear in the output (an identifier, a rule, a URL, a constraint). compactd keeps the latest message holding one when the summary does not; what the budget cannot hold is a 422 `contract_unkept`; a string not in the input is a 400 naming it. */

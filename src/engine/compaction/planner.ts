@@ -56,6 +56,8 @@ export class Planner {
   /** Positions of the harness messages (and their acknowledgements) after the head: no output keeps them (transforms/harness.ts). */
   private readonly harnessNoise: ReadonlySet<number>
   private readonly logCache = new Map<number, LogLine[]>()
+  /** The words of options.focus that rank log lines up (none: no focus). */
+  private readonly focusTerms: readonly string[] = []
   private readonly unrepeated = new Map<number, LogLine[]>()
   private readonly exempt: Set<string>
   private readonly maskOptions: MaskOptions
@@ -65,6 +67,7 @@ export class Planner {
   private repeatsSections: ((line: LogLine) => boolean) | undefined
 
   constructor(private readonly p: PlannerInput) {
+    this.focusTerms = focusTermsOf(p.options.focus)
     const { layout, options, counter, nc, messages } = p
     this.segments = layout.segments
     this.headEnd = layout.headEnd
@@ -127,7 +130,7 @@ export class Planner {
 
   logLines = (si: number): LogLine[] => {
     let hit = this.logCache.get(si)
-    if (!hit) this.logCache.set(si, (hit = segmentLogLines(this.segments[si]!.messages, si, { preserveErrorDetails: this.p.options.preserveErrorDetails, lineTokens: this.lineTokens, refOf: this.p.options.references?.refOf })))
+    if (!hit) this.logCache.set(si, (hit = withFocus(segmentLogLines(this.segments[si]!.messages, si, { preserveErrorDetails: this.p.options.preserveErrorDetails, lineTokens: this.lineTokens, refOf: this.p.options.references?.refOf }), this.focusTerms)))
     const repeats = this.repeatsSections
     if (!repeats) return hit
     let left = this.unrepeated.get(si)
@@ -263,4 +266,25 @@ export function smallestTarget(feasible: (target: number) => boolean, refused: n
     else lo = mid
   }
   return hi
+}
+
+/** Below the next importance step: a focused line passes its peers, never a more important kind. */
+export const FOCUS_BONUS = 0.5
+
+/** English words too common to tell one log line from another. */
+const FOCUS_STOPWORDS = new Set(['the', 'and', 'for', 'with', 'that', 'this', 'from', 'into', 'what', 'when', 'which', 'how', 'why', 'about', 'all', 'any', 'are', 'was', 'were', 'its', 'our', 'you', 'your'])
+
+/** Words of a focus (three letters or more, lower case, common words left out) that a log line is matched against. */
+export function focusTermsOf(focus: string | undefined): string[] {
+  if (!focus) return []
+  return [...new Set(focus.toLowerCase().split(/[^\p{L}\p{N}_./-]+/u).filter((w) => w.length >= 3 && !FOCUS_STOPWORDS.has(w)))]
+}
+
+/** Log lines that mention a focus word rank above the others of their importance. */
+function withFocus(lines: LogLine[], terms: readonly string[]): LogLine[] {
+  if (terms.length === 0) return lines
+  return lines.map((l) => {
+    const text = l.text.toLowerCase()
+    return terms.some((w) => text.includes(w)) ? { ...l, priority: l.priority + FOCUS_BONUS } : l
+  })
 }

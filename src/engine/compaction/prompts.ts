@@ -30,6 +30,8 @@ export interface SummaryPromptInput {
   maxTokens: number
   instructions?: string
   instructionsMode: 'replace' | 'append'
+  /** What to give room to; added whatever instructionsMode says. */
+  focus?: string
   /** Ask for failing commands and error messages verbatim. */
   preserveErrorDetails?: boolean
   /** Default `single`. */
@@ -128,6 +130,9 @@ export function buildSummaryPrompt(input: SummaryPromptInput): SummaryPrompt {
   } else {
     sections.push(defaultInstructions(input.round))
     if (custom) sections.push(`## Additional focus\n${custom}`)
+  }
+  if (input.focus?.trim()) {
+    sections.push(`## Focus\nGive the most room to what concerns: ${input.focus.trim()}\nKeep every other section as the guidance above asks; this adds, it does not replace.`)
   }
 
   const constraints = [

@@ -74,6 +74,7 @@ export async function summariseRange(plan: Plan, state: SummaryState, s: Summari
       preserveErrorDetails: options.preserveErrorDetails,
       instructions: options.instructions,
       instructionsMode: options.instructionsMode,
+      ...(options.focus ? { focus: options.focus } : {}),
       signal: s.signal,
     },
     s.fallbacks,

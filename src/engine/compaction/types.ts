@@ -144,6 +144,13 @@ export interface CompactOptions {
   instructionsMode: 'replace' | 'append'
   force: boolean
   /**
+   * What the summary should give room to (issue 24), added to the default guidance, never
+   * replacing it: the llm prompt gets it as a section of its own (also with
+   * instructionsMode `replace`); the rules summary ranks the action-log lines that mention
+   * its words above the others of their importance.
+   */
+  focus?: string
+  /**
    * Indices into the input messages kept verbatim, byte for byte, wherever they sit, with
    * the tool calls or results they pair with (issue 24). The caller checks the contract
    * (use-cases/compact/contract.ts): the engine keeps them when the budget can.

@@ -158,6 +158,7 @@ export async function computeCompaction(
     force: input.force ?? false,
     ...(input.minGainTokens !== undefined ? { minGainTokens: input.minGainTokens } : {}),
     ...(input.pin?.length ? { pin: input.pin } : {}),
+    ...(input.focus?.trim() ? { focus: input.focus.trim() } : {}),
     dryRun: input.dryRun ?? false,
     onBrokenInput: input.onBrokenInput ?? DEFAULT_COMPACT_OPTIONS.onBrokenInput,
     ...(previousRound ? { previousRound } : {}),

@@ -74,6 +74,13 @@ export const compactBody = z
       ),
     instructions: z.string().max(20_000).optional().describe('Extra guidance for the summary (what to keep), for the llm strategy.'),
     instructionsMode: z.enum(['replace', 'append']).optional().describe('`append` adds instructions to the built-in summary prompt; `replace` replaces its guidance. Default append.'),
+    focus: z
+      .string()
+      .max(2_000)
+      .optional()
+      .describe(
+        'What the summary should give room to (a subsystem, a decision, a file). Added to the default guidance, never replacing it: the llm prompt gets it as a section of its own; the rules summary ranks the action-log lines mentioning its words above the others of their importance. `instructions` with `instructionsMode: replace` stays the way to replace the prompt.',
+      ),
     pin: z
       .array(z.int().min(0))
       .max(1_000)

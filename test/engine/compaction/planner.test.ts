@@ -59,3 +59,28 @@ t.test('the event reports the summary against its room', async (t) => {
   const untouched = await compact({ messages, counter, options: { ...DEFAULT_COMPACT_OPTIONS, format: 'openai', targetTokens: size + 100, thresholdTokens: 0 } })
   t.equal(untouched.event.summaryRoomTokens, 0, 'no summary, no room')
 })
+
+t.test('focus: log lines mentioning its words rank above their peers when not all fit; the llm prompt gets it whatever the mode', async (t) => {
+  const { buildSummaryPrompt } = await import('../../../src/engine/compaction/prompts.ts')
+  const { focusTermsOf } = await import('../../../src/engine/compaction/planner.ts')
+  t.same(focusTermsOf('the Billing module, src/billing.ts'), ['billing', 'module', 'src/billing.ts'])
+  // Forty reads of distinct files, a budget that holds the log of only some of them.
+  const reads: Record<string, unknown>[] = [{ role: 'system', content: 'You are a coding agent.' }, { role: 'user', content: 'Survey the repository.' }]
+  for (let i = 0; i < 40; i++) {
+    reads.push(
+      { role: 'assistant', content: null, tool_calls: [{ id: `r${i}`, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `src/area${i}/index.ts` }) } }] },
+      { role: 'tool', tool_call_id: `r${i}`, content: `export const area${i} = ${i}\n`.repeat(30) },
+    )
+  }
+  reads.push({ role: 'user', content: 'Now summarise.' })
+  const parsed = parseConversation(reads, { format: 'openai' }).messages
+  const before = countConversation(parsed, counter).totalTokens
+  const options = { ...DEFAULT_COMPACT_OPTIONS, format: 'openai' as const, targetTokens: Math.floor(before * 0.06), thresholdTokens: Math.floor(before * 0.06) }
+  const plain = await compact({ messages: parsed, counter, options })
+  const focused = await compact({ messages: parsed, counter, options: { ...options, focus: 'area3' } })
+  const text = (r: typeof plain) => r.messages.map((m) => JSON.stringify(m.raw ?? m.parts)).join('\n')
+  t.notMatch(text(plain), /src\/area3\/index\.ts/, 'without focus, an old read does not fit the log')
+  t.match(text(focused), /src\/area3\/index\.ts/, 'with focus on it, its line does')
+  const prompt = (mode: 'append' | 'replace') => buildSummaryPrompt({ formattedMessages: 'x', originalTask: 't', round: 1, maxTokens: 500, instructions: 'Only bullets.', instructionsMode: mode, focus: 'the billing module' })
+  for (const mode of ['append', 'replace'] as const) t.match(JSON.stringify(prompt(mode)), /## Focus\\nGive the most room to what concerns: the billing module/, `${mode}: the focus section`)
+})
