@@ -19,6 +19,7 @@ import { describeError, type ErrorIssue } from './errors.ts'
 import { anthropicTokenCounter } from './providers/anthropic-count.ts'
 import { createSummarizerClients } from './providers/summarizer-clients.ts'
 import { checkedSummarizer, computeCompaction, type CompactRequest, type CompactResponse } from './use-cases/compact/compute.ts'
+import { keepingContract, refuseImpossibleContract } from './use-cases/compact/contract.ts'
 import { estimate as estimateTokens, type EstimateInput, type EstimateResult } from './use-cases/estimate/count.ts'
 
 export type { CompactRequest, CompactResponse } from './use-cases/compact/compute.ts'
@@ -113,8 +114,13 @@ export function compact(input: Omit<CompactRequest, 'sessionId'>, options: Compa
     // The service's checks and choice of model; a caller's own client takes its place.
     const configured = checkedSummarizer(config, createSummarizerClients(config), options.summarizerClient ? { ...input, summarizer: undefined } : input)
     const client = options.summarizerClient ?? configured
-    const computed = await computeCompaction(config, { request: input }, { ...(client ? { llm: llmSummarizer(client) } : {}), ...(options.signal ? { signal: options.signal } : {}) })
-    return computed.response
+    const run = (request: CompactRequest) => computeCompaction(config, { request }, { ...(client ? { llm: llmSummarizer(client) } : {}), ...(options.signal ? { signal: options.signal } : {}) })
+    // The service's preservation contract (issue 24): pins and preserved strings kept, or a 422.
+    const contract = Boolean(input.pin?.length || input.preserve?.length)
+    if (!contract) return (await run(input)).response
+    refuseImpossibleContract(input)
+    const computed = await keepingContract(input, run)
+    return { ...computed.response, contract: { pinned: input.pin ?? [], preserved: input.preserve ?? [] } }
   })
 }
 

@@ -153,3 +153,19 @@ t.test('a tarball (npm pack) ships the build the package points at', async (t) =
   for (const file of wanted) t.ok(files.has(file), `${file} is in the tarball`)
   t.notOk([...files].some((f) => f.startsWith('src/') || f.startsWith('test/')), 'sources and tests stay in the repository')
 })
+
+t.test('in-process compact keeps the preservation contract as the service does', async (t) => {
+  const messages: Record<string, unknown>[] = [{ role: 'system', content: 'You are a coding agent.' }, { role: 'user', content: 'Fix the tests.' }]
+  for (let i = 0; i < 12; i++) {
+    messages.push(
+      { role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: `npm test -- m${i}` }) } }] },
+      { role: 'tool', tool_call_id: `c${i}`, content: `FAIL m${i}${i === 4 ? ' ORCHID-19' : ''}\n${'AssertionError: expected 4 to equal 5\n'.repeat(30)}` },
+    )
+  }
+  const kept = await compact({ messages, targetTokens: 2000, pin: [7], preserve: ['ORCHID-19'] })
+  t.same(kept.contract, { pinned: [7], preserved: ['ORCHID-19'] })
+  t.ok(kept.messages.some((m) => JSON.stringify(m) === JSON.stringify(messages[7])), 'the pin, byte for byte')
+  t.ok(JSON.stringify(kept.messages).includes('ORCHID-19'), 'the string')
+  await t.rejects(compact({ messages, targetTokens: 500, pin: [3, 5, 7, 9] }), { name: 'CompactdError', code: 'contract_unkept', status: 422 })
+  await t.rejects(compact({ messages, preserve: ['absent'] }), { name: 'CompactdError', code: 'validation_error', status: 400 })
+})

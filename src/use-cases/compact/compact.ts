@@ -12,7 +12,7 @@ import type { Caller, UseCaseDeps } from '../deps.ts'
 import type { ArchiveIndexer } from '../archive/indexer.ts'
 import { ARCHIVE_NOTE, archiveGate, archiveInTransaction, archivePolicy, sweepNowAndThen, type ArchiveReport } from '../archive/policy.ts'
 import { checkedSummarizer, type CompactRequest, type CompactResponse, type CompactTaskInput, type ComputedCompaction } from './compute.ts'
-import { pinsFor, refuseImpossibleContract, unkeptError, unkeptOf } from './contract.ts'
+import { keepingContract, refuseImpossibleContract } from './contract.ts'
 
 export type CompactDeps = Pick<UseCaseDeps, 'config' | 'db' | 'summarizers' | 'compute' | 'metrics'> & { archiveIndexer?: ArchiveIndexer }
 
@@ -60,31 +60,4 @@ export function makeCompact(deps: CompactDeps) {
     }
     return { ...response, ...(contract ? { contract: { pinned: input.pin ?? [], preserved: input.preserve ?? [] } } : {}), ...(checkpoint ? { checkpoint } : {}), ...(archive ? { archive } : {}) }
   }
-}
-
-/**
- * A compaction that keeps the pins and preserved strings, or a 422 listing what it could
- * not keep. A string the summary lost gets a second pass with the last message holding it
- * pinned; a budget the pins make unreachable is a 422 with every pin and string unkept.
- */
-async function keepingContract(input: CompactRequest, run: (request: CompactRequest) => Promise<ComputedCompaction>): Promise<ComputedCompaction> {
-  const all = { pin: input.pin ?? [], preserve: input.preserve ?? [] }
-  const attempt = async (request: CompactRequest): Promise<ComputedCompaction> => {
-    try {
-      return await run(request)
-    } catch (err) {
-      const budget = (err as { code?: unknown; details?: { targetTokens?: unknown } }).code === 'budget_unreachable'
-      if (budget) throw unkeptError(all, Number((err as { details?: { targetTokens?: unknown } }).details?.targetTokens ?? input.targetTokens ?? 0))
-      throw err
-    }
-  }
-  let computed = await attempt(input)
-  if (!computed.response.compacted) return computed
-  let unkept = unkeptOf(input, computed.response)
-  if (unkept.preserve.length) {
-    computed = await attempt({ ...input, pin: pinsFor(input, unkept.preserve) })
-    unkept = computed.response.compacted ? unkeptOf(input, computed.response) : { pin: [], preserve: [] }
-  }
-  if (unkept.pin.length || unkept.preserve.length) throw unkeptError(unkept, computed.response.targetTokens)
-  return computed
 }

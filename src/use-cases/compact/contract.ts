@@ -6,6 +6,7 @@
  * hold, or a pin past the end, is the caller's mistake: a 400 naming it.
  */
 import { ApiError, type ErrorIssue } from '../../errors.ts'
+import type { CompactRequest, ComputedCompaction } from './compute.ts'
 
 export interface ContractRequest {
   messages: unknown[]
@@ -77,4 +78,31 @@ export function pinsFor(req: ContractRequest, missing: readonly string[]): numbe
 export function unkeptError(unkept: { pin: number[]; preserve: string[] }, targetTokens: number): ApiError {
   const parts = [unkept.pin.length ? `pinned messages ${unkept.pin.join(', ')}` : '', unkept.preserve.length ? `preserved strings ${unkept.preserve.map((s) => JSON.stringify(s)).join(', ')}` : ''].filter(Boolean)
   return new ApiError(422, 'contract_unkept', `the compaction to ${targetTokens} tokens cannot keep ${parts.join(' and ')}; raise targetTokens or pin less (nothing was stored)`, undefined, { unkept })
+}
+
+/**
+ * A compaction that keeps the pins and preserved strings, or a 422 listing what it could
+ * not keep. A string the summary lost gets a second pass with the last message holding it
+ * pinned; a budget the pins make unreachable is a 422 with every pin and string unkept.
+ */
+export async function keepingContract(input: CompactRequest, run: (request: CompactRequest) => Promise<ComputedCompaction>): Promise<ComputedCompaction> {
+  const all = { pin: input.pin ?? [], preserve: input.preserve ?? [] }
+  const attempt = async (request: CompactRequest): Promise<ComputedCompaction> => {
+    try {
+      return await run(request)
+    } catch (err) {
+      const budget = (err as { code?: unknown; details?: { targetTokens?: unknown } }).code === 'budget_unreachable'
+      if (budget) throw unkeptError(all, Number((err as { details?: { targetTokens?: unknown } }).details?.targetTokens ?? input.targetTokens ?? 0))
+      throw err
+    }
+  }
+  let computed = await attempt(input)
+  if (!computed.response.compacted) return computed
+  let unkept = unkeptOf(input, computed.response)
+  if (unkept.preserve.length) {
+    computed = await attempt({ ...input, pin: pinsFor(input, unkept.preserve) })
+    unkept = computed.response.compacted ? unkeptOf(input, computed.response) : { pin: [], preserve: [] }
+  }
+  if (unkept.pin.length || unkept.preserve.length) throw unkeptError(unkept, computed.response.targetTokens)
+  return computed
 }
