@@ -56,6 +56,14 @@ export function derivedSession(tenantId: string, system: unknown, messages: read
   return `proxy-${hash.digest('hex').slice(0, 24)}`
 }
 
+/** `x-compactd-focus`: what the proxy's compactions give room to (/compact's `focus`), at most 2,000 characters. */
+export function givenFocus(headers: IncomingHttpHeaders): string | undefined {
+  const v = single(headers, 'x-compactd-focus')?.trim()
+  if (!v) return undefined
+  if (v.length > 2_000) throw new ApiError(400, 'validation_error', 'x-compactd-focus: at most 2000 characters', [{ path: 'headers.x-compactd-focus', message: 'at most 2000 characters' }])
+  return v
+}
+
 /** `x-compactd-recall`: `on` lets the proxy answer the model's search_context calls itself (./recall.ts); `off` (the default) does not. */
 export function givenRecall(headers: IncomingHttpHeaders): boolean {
   const v = single(headers, 'x-compactd-recall')

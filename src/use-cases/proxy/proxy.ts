@@ -24,7 +24,7 @@ import type { EstimateInput, EstimateResult } from '../estimate/count.ts'
 import type { SearchResult } from '../archive/archive.ts'
 import type { ProxyOutcome } from './metrics.ts'
 import { hitsText, recallLoop } from './recall.ts'
-import { derivedSession, forwardedHeaders, givenRecall, givenSession, givenThreshold } from './headers.ts'
+import { derivedSession, forwardedHeaders, givenFocus, givenRecall, givenSession, givenThreshold } from './headers.ts'
 
 export type ProxyDeps = Pick<UseCaseDeps, 'config' | 'db' | 'upstream' | 'metrics'> & {
   /** The archive's search (the recall loop's answers). */
@@ -83,6 +83,7 @@ export function makeProxy(deps: ProxyDeps) {
     // Nothing compactd can read or change: the provider answers (and words its own errors).
     if ('none' in conversation || model === undefined || conversation.messages.length === 0) return pass(0)
     const threshold = givenThreshold(call.headers)
+    const focus = givenFocus(call.headers)
     const sessionGiven = givenSession(call.headers)
     const counted = await deps.estimate(caller, {
       messages: conversation.messages,
@@ -111,7 +112,7 @@ export function makeProxy(deps: ProxyDeps) {
     // Compact the whole history (the archive gets every message once), to a share of the
     // threshold: the next turns then fit under this same prefix.
     const targetTokens = Math.max(1, Math.floor(limit * config.PROXY_COMPACT_TO) - counted.toolsTokens)
-    const compacted = await compactOrRefuse(caller, { messages: conversation.messages, format: call.format, model, ...withSystem(conversation.system), targetTokens, sessionId } as CompactRequest, limit)
+    const compacted = await compactOrRefuse(caller, { messages: conversation.messages, format: call.format, model, ...withSystem(conversation.system), targetTokens, sessionId, ...(focus ? { focus } : {}) } as CompactRequest, limit)
     const recipe = prefixRecipe(texts, compacted.messages, conversation.system)
     // What compactd wrote (the summary, masked results) holds no secret in clear: not in
     // the database, and, so that every later request sends the same bytes, not upstream.

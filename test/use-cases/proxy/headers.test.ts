@@ -24,3 +24,10 @@ t.test('a derived session is one per conversation and per tenant', async (t) => 
   t.not(derivedSession('t1', 'other', a), same, 'another system prompt')
   t.not(derivedSession('t1', 'sys', [{ role: 'user', content: 'other task' }]), same, 'another first request')
 })
+
+t.test('x-compactd-focus is trimmed, optional and bounded', async (t) => {
+  const { givenFocus } = await import('../../../src/use-cases/proxy/headers.ts')
+  t.equal(givenFocus({ 'x-compactd-focus': '  the billing module ' }), 'the billing module')
+  t.equal(givenFocus({}), undefined)
+  t.match(thrown(() => givenFocus({ 'x-compactd-focus': 'x'.repeat(2001) })), { statusCode: 400, issues: [{ path: 'headers.x-compactd-focus' }] })
+})
