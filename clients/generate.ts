@@ -65,6 +65,7 @@ interface Parameter {
 
 interface Operation {
   summary?: string
+  tags?: string[]
   parameters?: Parameter[]
   requestBody?: { content?: Record<string, { schema?: Schema }> }
   responses?: Record<string, { description?: string; content?: Record<string, { schema?: Schema }> }>
@@ -277,6 +278,8 @@ export function generatePython(specPath = SPEC_PATH): string {
     const opsHere = METHODS.filter((m) => item[m])
     for (const method of opsHere) {
       const op = item[method]!
+      // The proxy's routes are the providers' endpoints: their own SDKs call them (baseURL).
+      if (op.tags?.includes('proxy')) continue
       const base = `${pascal(path) || 'Root'}${opsHere.length > 1 ? pascal(method) : ''}`
       const deps = new Set<string>()
       const bodySchema = op.requestBody?.content?.['application/json']?.schema
