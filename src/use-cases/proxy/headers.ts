@@ -6,9 +6,10 @@
 import { createHash } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
 import { ApiError } from '../../errors.ts'
+import { HOP_BY_HOP } from '../../providers/upstream.ts'
 
-/** Request headers never sent upstream: hop-by-hop (RFC 9110 §7.6.1), the length undici sets, and compactd's own. */
-const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length', 'expect'])
+/** Request headers never sent upstream: the upstream client's hop-by-hop list, `expect` (Node answers it), and compactd's own (x-compactd-*). */
+const NOT_FORWARDED = new Set([...HOP_BY_HOP, 'expect'])
 
 export function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {}

@@ -52,6 +52,8 @@ export interface ProxyReply {
 interface Decision {
   outcome: ProxyOutcome
   body: Buffer | string
+  /** What `body` holds, parsed (the recall loop builds on it). */
+  json: JsonObject
   tokensBefore: number
   tokensAfter: number
   sessionId?: string
@@ -77,7 +79,7 @@ export function makeProxy(deps: ProxyDeps) {
   }
 
   async function decide(caller: Caller, call: ProxyCall): Promise<Decision> {
-    const pass = (tokens: number): Decision => ({ outcome: 'passthrough', body: call.rawBody, tokensBefore: tokens, tokensAfter: tokens })
+    const pass = (tokens: number): Decision => ({ outcome: 'passthrough', body: call.rawBody, json: call.body, tokensBefore: tokens, tokensAfter: tokens })
     const conversation = call.wire.conversationOf(call.body)
     const model = typeof call.body.model === 'string' ? call.body.model : undefined
     // Nothing compactd can read or change: the provider answers (and words its own errors).
@@ -104,7 +106,8 @@ export function makeProxy(deps: ProxyDeps) {
         const candidate: RequestConversation = { messages: replayed, ...withSystem(stored.system ?? conversation.system) }
         const recount = await deps.estimate(caller, { messages: candidate.messages, format: call.format, model, ...withSystem(candidate.system), ...(Array.isArray(call.body.tools) ? { tools: call.body.tools } : {}) } as EstimateInput)
         if (recount.totalTokens < limit) {
-          return { outcome: 'reused', body: JSON.stringify(call.wire.withConversation(call.body, candidate)), tokensBefore: counted.totalTokens, tokensAfter: recount.totalTokens, sessionId, checkpointNum: stored.checkpointNum }
+          const json = call.wire.withConversation(call.body, candidate)
+          return { outcome: 'reused', body: JSON.stringify(json), json, tokensBefore: counted.totalTokens, tokensAfter: recount.totalTokens, sessionId, checkpointNum: stored.checkpointNum }
         }
       }
     }
@@ -123,8 +126,8 @@ export function makeProxy(deps: ProxyDeps) {
     const prefix: StoredPrefix = { ...recipe, parts, ...(system !== undefined ? { system } : {}), checkpointNum }
     await writePrefix(db, caller.tenantId, sessionId, prefix)
     const messages = replayPrefix(prefix, conversation.messages, texts, conversation.system)!
-    const body = JSON.stringify(call.wire.withConversation(call.body, { messages, ...withSystem(system ?? conversation.system) }))
-    return { outcome: 'compacted', body, tokensBefore: counted.totalTokens, tokensAfter: compacted.event.tokensAfter + counted.toolsTokens, sessionId, checkpointNum }
+    const json = call.wire.withConversation(call.body, { messages, ...withSystem(system ?? conversation.system) })
+    return { outcome: 'compacted', body: JSON.stringify(json), json, tokensBefore: counted.totalTokens, tokensAfter: compacted.event.tokensAfter + counted.toolsTokens, sessionId, checkpointNum }
   }
 
   /** The session of a request that was not compacted (the recall loop searches its archive). */
@@ -167,8 +170,7 @@ export function makeProxy(deps: ProxyDeps) {
     let rounds: number | undefined
     if (givenRecall(call.headers)) {
       const sessionId = decision.sessionId ?? sessionOf(caller.tenantId, call)
-      const body = typeof decision.body === 'string' ? decision.body : decision.body.toString('utf8')
-      ;({ res, rounds } = await recallLoop(call.wire, JSON.parse(body) as Record<string, unknown>, { send: forward, search: (q) => recall(caller.tenantId, sessionId, q), maxRounds: config.PROXY_RECALL_MAX_ROUNDS }))
+      ;({ res, rounds } = await recallLoop(call.wire, decision.json, { send: forward, search: (q) => recall(caller.tenantId, sessionId, q), maxRounds: config.PROXY_RECALL_MAX_ROUNDS }))
     } else res = await forward(decision.body)
     const headers: Record<string, string | string[]> = { ...res.headers, 'x-compactd-compacted': String(decision.outcome !== 'passthrough') }
     if (rounds !== undefined) headers['x-compactd-recall-rounds'] = String(rounds)
