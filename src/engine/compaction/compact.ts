@@ -20,13 +20,15 @@ import { REPLY_PRIMING_TOKENS } from '../tokens/tokenizer.ts'
 import type { TokenCounter } from '../tokens/count.ts'
 import { assemble, type Assembly } from './assemble.ts'
 import { layoutOf, splitMergedTurns } from './layout.ts'
-import { compacted, dryRun, untouched, type Run } from './outcome.ts'
+import { compacted, dryRun, thinnedOnly, untouched, type Run } from './outcome.ts'
+import { cacheEconomics, keptPrefixTokens, unprofitable } from './cache-economics.ts'
+import { applyThinkingPolicy, type ThinkingOutcome, type ThinkingPolicy } from './transforms/thinking.ts'
 import type { Plan } from './plan.ts'
 import { Planner } from './planner.ts'
 import { pipelineNeedsLlm, resolvePipeline } from './strategies/index.ts'
 import { summariseRange, type SummaryState } from './summarize.ts'
 import { checkInput, CompactionError } from './verify.ts'
-import type { CompactOptions, CompactResult, FallbackRecord, Summarizer } from './types.ts'
+import type { CompactOptions, CompactResult, FallbackRecord, Summarizer, ThinkingReport } from './types.ts'
 
 export { CompactionError }
 export { smallestTarget } from './planner.ts'
@@ -62,10 +64,49 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   const { messages: checked, repairs } = checkInput(input.messages, adapter, options.onBrokenInput)
   const run: Run = { checked, repairs, tokensBefore, total, tokensOf, durationMs: () => Math.max(0, Math.round(now() - started)) }
   if (checked.length === 0) return untouched(run, 'empty conversation')
-  if (tokensBefore <= options.targetTokens && !options.force) return untouched(run, `${tokensBefore} tokens already fit the target of ${options.targetTokens}`)
+  // thinking policy: earlier turns' reasoning goes first, before anything the agent wrote or read
+  const thinking = applyThinkingPolicy(checked, options.thinking, adapter, { pinned: new Set(options.pin ?? []), tokensOf })
+  const report = options.thinking ? thinkingReport(options.thinking, thinking) : undefined
+  const withReport = (r: CompactResult): CompactResult => (report ? { ...r, thinking: report } : r)
+  const thinned = total(thinking.messages)
+  if (thinned <= options.targetTokens && !options.force) {
+    if (thinking.messagesChanged === 0) return withReport(untouched(run, `${tokensBefore} tokens already fit the target of ${options.targetTokens}`))
+    if (options.dryRun) return withReport(untouched(run, 'dry run: nothing was changed and no model was called'))
+    if (options.minGainTokens && tokensBefore - thinned < options.minGainTokens) return withReport(untouched(run, smallGain(tokensBefore - thinned, options.minGainTokens, 'would')))
+    return withReport(priced(run, options, thinnedOnly(run, thinking.messages, thinking.messagesChanged, `thinking policy: ${thinking.blocksDropped} reasoning blocks of earlier turns dropped (${thinking.tokensFreed} tokens); the rest fits the target of ${options.targetTokens}`)))
+  }
+  return withReport(priced(run, options, await compactThinned(input, run, thinking.messages, { adapter, nc })))
+}
+
+/** With `cache`: the result's economics in its event; a compaction that does not pay is not made under `when-profitable`. */
+function priced(run: Run, options: CompactOptions, result: CompactResult): CompactResult {
+  if (!options.cache || !result.compacted || result.event.cache) return result
+  const economics = cacheEconomics(options.cache, {
+    tokensBefore: run.tokensBefore,
+    tokensAfter: result.event.tokensAfter,
+    keptPrefixTokens: keptPrefixTokens(run.checked, result.messages, run.tokensOf),
+    summarizerCostUsd: result.event.costUsd,
+    estimated: false,
+  })
+  if (options.cache.policy === 'when-profitable' && !economics.profitable) {
+    const refused = untouched(run, unprofitable(economics))
+    return { ...refused, event: { ...refused.event, cache: economics } }
+  }
+  return { ...result, event: { ...result.event, cache: economics } }
+}
+
+interface Context {
+  adapter: ReturnType<typeof getAdapter>
+  nc: ReturnType<typeof neutralCounter>
+}
+
+/** The pipeline's part: plan, summarise, assemble the (thinned) conversation. */
+async function compactThinned(input: CompactInput, run: Run, thinned: CanonicalMessage[], { adapter, nc }: Context): Promise<CompactResult> {
+  const { options, counter } = input
+  const { tokensBefore, total } = run
 
   // classify + units (an earlier summary merged into the task's message is its own message, as in every format)
-  const messages = splitMergedTurns(checked)
+  const messages = splitMergedTurns(thinned)
   const layout = layoutOf(messages, nc, options)
   const earlierRounds = layout.events.flatMap((e) => (e.kind === 'earlier-summary' ? [e.summary.round ?? 1] : []))
   const round = Math.max(0, options.previousRound ?? 0, ...earlierRounds) + 1
@@ -88,6 +129,13 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
     // Before a summarizer is paid for: a plan that cannot save minGainTokens is not made.
     const estimatedGain = tokensBefore - (plan.estimatedTokens + REPLY_PRIMING_TOKENS)
     if (options.minGainTokens && estimatedGain < options.minGainTokens) return untouched(run, smallGain(estimatedGain, options.minGainTokens, 'would'))
+    if (options.cache?.policy === 'when-profitable') {
+      const estimate = cacheEconomics(options.cache, { tokensBefore, tokensAfter: plan.estimatedTokens + REPLY_PRIMING_TOKENS, keptPrefixTokens: planner.headTokens, summarizerCostUsd: 0, estimated: true })
+      if (!estimate.profitable) {
+        const refused = untouched(run, unprofitable(estimate))
+        return { ...refused, event: { ...refused.event, cache: estimate } }
+      }
+    }
     if (plan.summary && (!summarised.summary || summarised.tailStart !== plan.tailStart)) {
       // A model's summary may grow into the room the head, the tail and the kept turns leave
       // unused; the rules summary has nothing more to say there (planner.ts withRoom).
@@ -105,6 +153,10 @@ export async function compact(input: CompactInput): Promise<CompactResult> {
   if (assembly.tokens >= tokensBefore) return untouched(run, `compaction would not make the conversation smaller (${assembly.tokens} ≥ ${tokensBefore} tokens)`)
   if (options.minGainTokens && tokensBefore - assembly.tokens < options.minGainTokens) return untouched(run, smallGain(tokensBefore - assembly.tokens, options.minGainTokens, 'did'))
   return compacted(run, planner, pipeline, { plan, assembly, summary: summarised, round, options, fallbacks })
+}
+
+function thinkingReport(policy: ThinkingPolicy, t: ThinkingOutcome): ThinkingReport {
+  return { keep: policy.keep, blocksDropped: t.blocksDropped, messagesChanged: t.messagesChanged, keptForProvider: t.keptForProvider, tokensFreed: t.tokensFreed }
 }
 
 /** Why a compaction saving less than minGainTokens was not made. */

@@ -39,6 +39,18 @@ export function untouched(run: Run, reason: string): CompactResult {
   }
 }
 
+/** Only the thinking policy changed the conversation, and that was enough: no strategy ran. */
+export function thinnedOnly(run: Run, messages: CanonicalMessage[], changed: number, reason: string): CompactResult {
+  const { tokensBefore } = run
+  const tokensAfter = run.total(messages)
+  return {
+    ...untouched(run, reason),
+    compacted: true,
+    messages,
+    event: { ...untouched(run, reason).event, tokensAfter, compressionRatio: ratio(tokensBefore, tokensAfter), messagesCompacted: changed },
+  }
+}
+
 /** A dry run: the plan and its estimate; nothing changed and no model called. */
 export function dryRun(run: Run, planner: Planner, pipeline: Pipeline, plan: Plan, round: number): CompactResult {
   const { tokensBefore } = run

@@ -2,6 +2,7 @@
  * Contracts of the compaction engine. The engine is pure: messages in, a result out.
  * The only outside call, an LLM summary, goes through the injected SummarizerClient.
  */
+import type { CacheEconomics, CacheSettings } from './cache-economics.ts'
 import type { CanonicalMessage, MessageFormat } from '../messages/canonical.ts'
 import type { TokenCounter } from '../tokens/count.ts'
 import type { HandoverFacts } from '../facts/handover.ts'
@@ -163,6 +164,18 @@ export interface CompactOptions {
    * result. 0: any saving will do.
    */
   minGainTokens?: number
+  /**
+   * The thinking policy (transforms/thinking.ts): the reasoning of the last `keep` assistant
+   * turns stays, the rest is dropped first, before any strategy; the turn in progress
+   * keeps its reasoning always. Unset or 'all': reasoning is left as it is.
+   */
+  thinking?: { keep: number | 'all' }
+  /**
+   * The prompt cache's prices and state (cache-economics.ts): the result's event reports
+   * what the compaction costs in cache writes against what it saves; with policy
+   * `when-profitable` a compaction that does not pay over the horizon is not made.
+   */
+  cache?: CacheSettings
   dryRun: boolean
   /** What to do when the input itself pairs tool calls wrongly. */
   onBrokenInput: 'repair' | 'reject'
@@ -233,6 +246,8 @@ export interface CompactionEvent {
   summaryRoomTokens: number
   costUsd: number
   durationMs: number
+  /** With the `cache` option: the compaction's cache economics. */
+  cache?: CacheEconomics
 }
 
 export interface CompactResult {
@@ -249,4 +264,18 @@ export interface CompactResult {
   summary?: { text: string; keyFacts: KeyFacts; role: string; index: number }
   /** Input index range that was summarised or masked. */
   compactedRange?: { from: number; to: number }
+  /** What the thinking policy did, when one was given. */
+  thinking?: ThinkingReport
+}
+
+export interface ThinkingReport {
+  keep: number | 'all'
+  /** Reasoning blocks (parts, Responses items) removed. */
+  blocksDropped: number
+  /** Messages whose reasoning was removed (a message of reasoning alone is removed whole). */
+  messagesChanged: number
+  /** Reasoning the policy would drop that the provider requires kept (Responses items tied to server ids). */
+  keptForProvider: number
+  /** Tokens the dropped reasoning took. */
+  tokensFreed: number
 }

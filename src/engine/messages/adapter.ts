@@ -55,6 +55,15 @@ export interface FormatAdapter<F extends string = MessageFormat> {
    */
   withoutToolResult(message: CanonicalMessage, callId: string): CanonicalMessage | null
   /**
+   * Copy of the message without its reasoning parts (Anthropic thinking and
+   * redacted_thinking blocks, AI SDK reasoning parts, Responses reasoning items), for the
+   * thinking policy; every other part and field of raw untouched. null when nothing else
+   * would remain. The message itself when it has none, or when the provider requires its
+   * reasoning to stay (a Responses reasoning item whose turn's items carry server `id`s:
+   * the API refuses those items without the reasoning item they came with).
+   */
+  withoutReasoning(message: CanonicalMessage): CanonicalMessage | null
+  /**
    * New message(s) answering `calls` with `text`, in this format: OpenAI one `tool`
    * message per call (a `function` message for the legacy `function_call` of
    * `callMessage`), Anthropic one user message of tool_result blocks, AI SDK one `tool`
@@ -229,6 +238,21 @@ export function withoutContentElement(message: CanonicalMessage, j: number): Can
     raw: { ...raw, content: content.filter((_, k) => k !== j) },
     parts: message.parts.filter((_, k) => k !== j),
   }
+}
+
+/**
+ * Copy of a message whose parts are one per element of `raw.content` without the
+ * reasoning parts' elements; null when none would remain; the message itself without
+ * reasoning (or with string content).
+ */
+export function withoutReasoningElements(message: CanonicalMessage): CanonicalMessage | null {
+  if (!message.parts.some((p) => p.type === 'reasoning')) return message
+  const raw = message.raw as JsonObject
+  const content = raw.content
+  if (!Array.isArray(content) || content.length !== message.parts.length) return message
+  const keep = message.parts.map((p) => p.type !== 'reasoning')
+  if (!keep.includes(true)) return null
+  return { ...message, raw: { ...raw, content: content.filter((_, k) => keep[k]) }, parts: message.parts.filter((_, k) => keep[k]) }
 }
 
 export function missingToolPart(message: CanonicalMessage, kind: 'call' | 'result', callId: string): never {

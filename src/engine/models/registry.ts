@@ -115,3 +115,32 @@ function guessProvider(id: string): ModelProvider {
 export function costUsd(model: ModelInfo, inputTokens: number, outputTokens: number): number {
   return (inputTokens * model.inputPricePerMTok + outputTokens * model.outputPricePerMTok) / 1_000_000
 }
+
+/**
+ * A model's prompt-cache prices, USD per million tokens, as multiples of its input price
+ * from the providers' price pages (2026): Anthropic reads at 0.1× and writes its 5-minute
+ * cache at 1.25×; OpenAI writes at no extra cost and reads at 0.1× (gpt-5 family), 0.25×
+ * (gpt-4.1, o3, o4-mini) or 0.5× (gpt-4o, o1 and older); Google reads at 0.25×, DeepSeek
+ * at 0.1×. An unknown model is priced like Anthropic's, the dearest cache break.
+ */
+export function cachePricesOf(model: ModelInfo): { inputPrice: number; cacheReadPrice: number; cacheWritePrice: number } {
+  const input = model.inputPricePerMTok
+  const [read, write] = cacheMultipliers(model)
+  const price = (x: number) => Math.round(input * x * 1e6) / 1e6
+  return { inputPrice: input, cacheReadPrice: price(read), cacheWritePrice: price(write) }
+}
+
+function cacheMultipliers(model: ModelInfo): [read: number, write: number] {
+  switch (model.provider) {
+    case 'openai':
+      if (model.id.startsWith('gpt-5')) return [0.1, 1]
+      if (/^(gpt-4\.1|o3|o4)/.test(model.id)) return [0.25, 1]
+      return [0.5, 1]
+    case 'google':
+      return [0.25, 1]
+    case 'deepseek':
+      return [0.1, 1]
+    default:
+      return [0.1, 1.25]
+  }
+}

@@ -14,12 +14,17 @@ import { DEFAULT_COMPACT_OPTIONS, type CompactOptions, type CompactResult, type 
 import type { CanonicalMessage } from '../../engine/messages/canonical.ts'
 import { archiveRecord, toolNamesOf, type ArchiveRecord } from '../../engine/archive/record.ts'
 import type { MessageCountCache } from '../../engine/tokens/count.ts'
+import type { CacheSettings } from '../../engine/compaction/cache-economics.ts'
+import { cachePricesOf, type ModelInfo } from '../../engine/models/registry.ts'
 import { parseConversation, serializeConversation, withSeparateSystem } from '../../engine/messages/index.ts'
 import { ApiError } from '../../errors.ts'
 import type { SummarizerRegistry } from '../../providers/summarizer-clients.ts'
 import { summarizerUnavailable } from '../../providers/summarizer-model.ts'
 import { defaultCounter, modelFor, refuseSettingsWithoutRoom, thresholdOrRefuse } from '../model-budget.ts'
 import type { compactBody, compactResponse } from '../shapes/compact.ts'
+
+/** The requests over which cache economics count a compaction's saving, by default. */
+export const DEFAULT_HORIZON_TURNS = 10
 
 /** clearToolInputs: true shortens tool-call arguments over this many tokens. */
 export const CLEAR_TOOL_INPUTS_DEFAULT_TOKENS = 200
@@ -159,6 +164,8 @@ export async function computeCompaction(
     ...(input.minGainTokens !== undefined ? { minGainTokens: input.minGainTokens } : {}),
     ...(input.pin?.length ? { pin: input.pin } : {}),
     ...(input.focus?.trim() ? { focus: input.focus.trim() } : {}),
+    ...(input.thinking ? { thinking: input.thinking } : {}),
+    ...(input.cache || input.cachePolicy ? { cache: cacheSettings(model, input) } : {}),
     dryRun: input.dryRun ?? false,
     onBrokenInput: input.onBrokenInput ?? DEFAULT_COMPACT_OPTIONS.onBrokenInput,
     ...(previousRound ? { previousRound } : {}),
@@ -217,6 +224,7 @@ export async function computeCompaction(
       plan: result.plan,
       event: result.event,
       ...(summary ? { summary } : {}),
+      ...(result.thinking ? { thinking: result.thinking } : {}),
     },
     ...(checkpoint ? { checkpoint } : {}),
     ...(checkpoint && archiving ? { archive: droppedRecords(messages, result.messages, toolNames!) } : {}),
@@ -231,6 +239,20 @@ export async function computeCompaction(
 function droppedRecords(input: readonly CanonicalMessage[], output: readonly CanonicalMessage[], toolNames: ReadonlyMap<string, string>): ArchiveRecord[] {
   const kept = new Set(output.map((m) => m.raw))
   return input.filter((m) => m.index >= 0 && !kept.has(m.raw)).map((m) => archiveRecord(m, toolNames))
+}
+
+/** The cache settings of a request: its prices, else the model registry's. */
+function cacheSettings(model: ModelInfo, input: CompactRequest): CacheSettings {
+  const c = input.cache ?? {}
+  const listed = cachePricesOf(model)
+  return {
+    inputPrice: c.inputPrice ?? listed.inputPrice,
+    cacheReadPrice: c.cacheReadPrice ?? listed.cacheReadPrice,
+    cacheWritePrice: c.cacheWritePrice ?? listed.cacheWritePrice,
+    ...(c.cachedPrefixTokens !== undefined ? { cachedPrefixTokens: c.cachedPrefixTokens } : {}),
+    horizonTurns: c.horizonTurns ?? DEFAULT_HORIZON_TURNS,
+    policy: input.cachePolicy ?? 'always',
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 /** POST /compact's request and response, written once: the route validates and documents them, the use case and the library take their types. */
 import { z } from 'zod'
 import { archiveReportSchema } from './archive.ts'
+import { cacheEconomicsSchema, cachePolicySchema, cacheSettingsSchema, thinkingPolicySchema, thinkingReportSchema } from './controls.ts'
 import { STRATEGIES, STRATEGY_NAMES } from '../../engine/compaction/strategies/index.ts'
 import { DEFAULT_COMPACT_OPTIONS } from '../../engine/compaction/types.ts'
 import { LLM_DEFAULT_PIPELINE } from '../../config.ts'
@@ -103,6 +104,9 @@ export const compactBody = z
       .describe(
         'Compact only when it saves at least this many tokens; otherwise the conversation comes back unchanged (compacted: false, with the reason). Wins over targetTokens: a small saving is not worth the prompt-cache break it costs. Checked on the plan before any summarizer is called.',
       ),
+    thinking: thinkingPolicySchema.optional(),
+    cache: cacheSettingsSchema.optional(),
+    cachePolicy: cachePolicySchema.optional(),
     dryRun: z.boolean().optional().describe('Return the plan and estimated result without changing anything, calling a model or storing a checkpoint.'),
     force: z.boolean().optional().describe('Compact even when the conversation already fits targetTokens. A conversation smaller than any compaction of it could be comes back unchanged (compacted: false, with the reason).'),
     sessionId: sessionIdSchema
@@ -199,6 +203,7 @@ export const compactResponse = z
           .describe('The room the summary message had: targetTokens less the rest of the output (head, kept turns, tail). summaryTokens against it is how much of the budget the summary left unused; 0 without a summary.'),
         costUsd: z.number().describe('Cost of summarizer calls (0 offline).'),
         durationMs: z.int(),
+        cache: cacheEconomicsSchema.optional(),
       })
       .describe('Figures of this compaction, for monitoring.'),
     summary: z
@@ -217,6 +222,7 @@ export const compactResponse = z
       })
       .optional()
       .describe('With `pin` or `preserve`: what the preservation contract checked (a 200 means all of it held).'),
+    thinking: thinkingReportSchema.optional(),
     checkpoint: checkpointRefSchema.optional(),
     archive: archiveReportSchema.optional(),
   })

@@ -4,7 +4,7 @@
  * messages; detection and the adapter are here.
  */
 import type { CanonicalMessage } from '../canonical.ts'
-import type { FormatAdapter, JsonObject } from '../adapter.ts'
+import { withoutReasoningElements, type FormatAdapter, type JsonObject } from '../adapter.ts'
 import { createTextMessage, createToolCalls, createToolResults, withoutToolResult, withText, withToolCallArgs, withToolResultText } from './edit.ts'
 import { parse } from './parse.ts'
 import { serialize } from './write.ts'
@@ -46,6 +46,7 @@ export const aiSdkAdapter: FormatAdapter<'ai-sdk'> = {
   withToolCallArgs,
   withText,
   withoutToolResult,
+  withoutReasoning: withoutReasoningElements,
   createToolResults,
   createToolCalls,
   callIdField: (m: CanonicalMessage, _ordinal: number, partIndex: number) => `messages[${m.index}].content[${partIndex}].toolCallId`,

@@ -56,6 +56,8 @@ export const openaiAdapter: FormatAdapter<'openai'> = {
   withToolCallArgs,
   withText,
   withoutToolResult,
+  // Chat Completions messages carry no reasoning this model reads (parse.ts).
+  withoutReasoning: (message: CanonicalMessage) => message,
   createToolResults,
   createToolCalls,
   callIdField,

@@ -103,3 +103,19 @@ export function withoutToolResult(message: CanonicalMessage, callId: string): Ca
   if (items.length === 1) return null
   return withItems(message, items.filter((_, j) => j !== k))
 }
+
+/**
+ * Without its reasoning items, unless another item of the turn carries a server `id`
+ * (`fc_…`, `msg_…`): the API ties such items to the reasoning item they were produced
+ * with and refuses them alone, so that turn's reasoning stays.
+ */
+export function withoutReasoning(message: CanonicalMessage): CanonicalMessage | null {
+  assertOwnFormat('responses', message)
+  const items = itemsOf(message)
+  const reasoning = items.map((item) => itemType(item) === 'reasoning')
+  if (!reasoning.includes(true)) return message
+  const rest = items.filter((_, k) => !reasoning[k])
+  if (rest.length === 0) return null
+  if (rest.some((item) => typeof item.id === 'string' && item.id !== '')) return message
+  return withItems(message, rest)
+}

@@ -6,7 +6,7 @@
  */
 import type { CanonicalMessage } from '../canonical.ts'
 import type { FormatAdapter, JsonObject } from '../adapter.ts'
-import { createTextMessage, createToolCalls, createToolResults, withoutToolResult, withText, withToolCallArgs, withToolResultText } from './edit.ts'
+import { createTextMessage, createToolCalls, createToolResults, withoutReasoning, withoutToolResult, withText, withToolCallArgs, withToolResultText } from './edit.ts'
 import { itemType, parse } from './parse.ts'
 import { itemsOf, serialize } from './write.ts'
 import { responsesRequest } from './request.ts'
@@ -55,6 +55,7 @@ export const responsesAdapter: FormatAdapter<'responses'> = {
   withToolCallArgs,
   withText,
   withoutToolResult,
+  withoutReasoning,
   createToolResults,
   createToolCalls,
   callIdField,
