@@ -3,6 +3,7 @@
  * tenant: another tenant's session (or an unknown one) is a 404.
  */
 import type { FastifyInstance } from 'fastify'
+import { breakerStatusSchema } from '../src/use-cases/shapes/controls.ts'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { STRATEGY_NAMES } from '../src/engine/compaction/strategies/index.ts'
@@ -148,6 +149,7 @@ export default async function checkpointRoutes(app: FastifyInstance) {
             averageCompressionRatio: z.number().describe('Token-weighted: sum(originalTokens) / sum(compressedTokens) (unchanged by folding).'),
             totalOriginalTokens: z.int().describe('Sum of originalTokens.'),
             totalCompressedTokens: z.int().describe('Sum of compressedTokens.'),
+            breaker: breakerStatusSchema,
           })
           .meta({
             id: 'SessionStats',
@@ -159,11 +161,23 @@ export default async function checkpointRoutes(app: FastifyInstance) {
               averageCompressionRatio: 3.85,
               totalOriginalTokens: 21372,
               totalCompressedTokens: 5555,
+              breaker: { state: 'closed', recent: [] },
             },
           }),
         ...errors,
       },
     },
     handler: async (req) => app.useCases.checkpoints.totals(req.tenant.tenantId, req.params.id),
+  })
+
+  r.post('/sessions/:id/breaker/reset', {
+    schema: {
+      tags: ['compaction'],
+      summary: "Close a session's compaction circuit breaker and clear its history",
+      description: 'Automatic compactions (the proxy, GET /context) of the session run again. A successful manual compaction (POST /compact with the sessionId) does the same.',
+      params: sessionParams,
+      response: { 200: z.object({ sessionId: z.string(), breaker: breakerStatusSchema }).meta({ id: 'BreakerReset' }), ...standardErrorResponses },
+    },
+    handler: async (req) => ({ sessionId: req.params.id, breaker: await app.useCases.breaker.close(req.tenant.tenantId, req.params.id) }),
   })
 }

@@ -21,7 +21,7 @@ export default async function compactRoutes(app: FastifyInstance) {
       tags: ['compaction'],
       summary: 'Compact a conversation to a token budget, keeping tool calls paired and recent messages verbatim',
       body: compactBody,
-      response: { 200: compactResponse, ...standardErrorResponses, 422: errorResponseSchema },
+      response: { 200: compactResponse, ...standardErrorResponses, 409: errorResponseSchema, 422: errorResponseSchema },
     },
     handler: async (req, reply) => {
       // When the client goes away before the reply: provider calls stop, a queued

@@ -119,7 +119,8 @@ export default async function sessionRoutes(app: FastifyInstance) {
       summary: 'What to send to the model now: system, summary, recent window, within a budget',
       params,
       querystring: contextQuery,
-      response: { 200: contextResponse, 422: errorResponseSchema, ...errors },
+      description: "The session's controls apply (PUT /sessions/:id): pinned messages are sent verbatim, preserved strings kept (a 422 `contract_unkept` when the budget cannot hold them), the focus and thinking policy given to its compaction, and its trigger decides whether it is compacted at all. While the session's compaction breaker is open, a context over the budget is a 409 `breaker_open` with Retry-After.",
+      response: { 200: contextResponse, 409: errorResponseSchema, 422: errorResponseSchema, ...errors },
     },
     handler: async (req) => app.useCases.sessions.context(req.tenant.tenantId, req.params.id, req.query),
   })

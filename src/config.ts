@@ -143,6 +143,19 @@ export const configSchema = z.object({
   /** With `x-compactd-recall: on`, the model's search_context calls the proxy answers itself, in at most this many rounds. */
   PROXY_RECALL_MAX_ROUNDS: int(3, 1).pipe(z.number().max(10)),
 
+  /**
+   * The compaction circuit breaker (issue 24, src/engine/compaction/breaker.ts): automatic
+   * compactions (the proxy's, GET /context's) of a session stop after BREAKER_FAILURES in
+   * a row each freed less than BREAKER_MIN_FREED_SHARE of the window, or after
+   * BREAKER_MAX_COMPACTIONS within BREAKER_WITHIN_MESSAGES messages; for
+   * BREAKER_COOLDOWN_SECONDS, or until a manual compaction or a reset.
+   */
+  BREAKER_FAILURES: int(3, 1).pipe(z.number().max(100)),
+  BREAKER_MIN_FREED_SHARE: z.coerce.number().min(0).max(1).default(0.05),
+  BREAKER_MAX_COMPACTIONS: int(3, 2).pipe(z.number().max(100)),
+  BREAKER_WITHIN_MESSAGES: int(10, 0).pipe(z.number().max(100_000)),
+  BREAKER_COOLDOWN_SECONDS: int(600, 1).pipe(z.number().max(86_400)),
+
   /** Serve Swagger UI at /docs. */
   DOCS_ENABLED: bool(true),
 

@@ -187,6 +187,15 @@ export interface ProxyPrefixesTable {
   updated_at: Generated<Timestamp>
 }
 
+/** migrations/0009_compaction_breakers.ts: a session's compaction circuit breaker. */
+export interface CompactionBreakersTable {
+  tenant_id: string
+  session_id: string
+  /** src/engine/compaction/breaker.ts BreakerState. */
+  state: ColumnType<unknown, string, string>
+  updated_at: Generated<Timestamp>
+}
+
 export interface Database {
   tenants: TenantsTable
   api_keys: ApiKeysTable
@@ -202,4 +211,5 @@ export interface Database {
   archive_chunks: ArchiveChunksTable
   archive_usage: ArchiveUsageTable
   proxy_prefixes: ProxyPrefixesTable
+  compaction_breakers: CompactionBreakersTable
 }

@@ -17,9 +17,10 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Database } from '../db/schema.ts'
 import { ApiError } from '../errors.ts'
 import type { ProxyMetrics } from '../use-cases/proxy/metrics.ts'
+import type { BreakerMetrics } from '../use-cases/compact/breaker-metrics.ts'
 import type { SessionMetrics } from '../use-cases/sessions/metrics.ts'
 
-export interface AppMetrics extends SessionMetrics, ProxyMetrics {
+export interface AppMetrics extends SessionMetrics, ProxyMetrics, BreakerMetrics {
   registry: Registry
   /** Enqueues: `outcome` new (an entry was created) or merged (into the pending one). */
   updatesQueued: Counter<'priority' | 'outcome'>
@@ -38,6 +39,8 @@ export interface AppMetrics extends SessionMetrics, ProxyMetrics {
   /** Proxied requests by endpoint and outcome (passthrough, reused prefix, compacted now). */
   proxyRequests: Counter<'endpoint' | 'outcome'>
   proxyTokensSaved: Counter<'endpoint'>
+  breakerRefusals: Counter<'path'>
+  breakerOpened: Counter
   httpDuration: Histogram<'method' | 'route' | 'status_code'>
 }
 
@@ -130,6 +133,8 @@ export function createMetrics(opts: { queueStats?: () => Promise<QueueStats>; de
       labelNames: ['endpoint', 'outcome'],
       registers,
     }),
+    breakerRefusals: new Counter({ name: 'compactd_breaker_refusals_total', help: "Automatic compactions refused because the session's circuit breaker was open, by path (proxy, context).", labelNames: ['path'], registers }),
+    breakerOpened: new Counter({ name: 'compactd_breaker_opened_total', help: 'Times a session compaction circuit breaker opened (compactions that thrash).', registers }),
     proxyTokensSaved: new Counter({ name: 'compactd_proxy_tokens_saved_total', help: 'Input tokens the proxy kept from the provider (request tokens less forwarded tokens).', labelNames: ['endpoint'], registers }),
     httpDuration: new Histogram({
       name: 'compactd_http_request_duration_seconds',
@@ -163,6 +168,12 @@ export function createMetrics(opts: { queueStats?: () => Promise<QueueStats>; de
     onCompaction(event) {
       counters.compactions.inc({ strategy: event.strategy })
       counters.compactionTokensSaved.inc(Math.max(0, event.tokensBefore - event.tokensAfter))
+    },
+    onBreakerRefused(path) {
+      counters.breakerRefusals.inc({ path })
+    },
+    onBreakerOpened() {
+      counters.breakerOpened.inc()
     },
     onProxied(endpoint, outcome, tokensSaved) {
       counters.proxyRequests.inc({ endpoint, outcome })

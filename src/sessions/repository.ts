@@ -35,6 +35,7 @@ export {
   maxSeq,
   messageCounters,
   messagesWithStatus,
+  messagesInSeqRange,
   setStatus,
   toCanonical,
   windowAndEvicted,

@@ -6,11 +6,13 @@
 import { foldedInto, getCheckpoint, listCheckpoints, sessionStats, type Checkpoint } from '../checkpoints/repository.ts'
 import { ApiError } from '../errors.ts'
 import type { UseCaseDeps } from './deps.ts'
+import type { Breaker } from './compact/breaker.ts'
+import type { BreakerStatus } from '../engine/compaction/breaker.ts'
 
 export { MAX_PAGE_SIZE } from '../checkpoints/repository.ts'
 export type { Checkpoint }
 
-export type CheckpointsDeps = Pick<UseCaseDeps, 'db'>
+export type CheckpointsDeps = Pick<UseCaseDeps, 'db'> & { breaker?: Pick<Breaker, 'status'> }
 
 export interface CheckpointTotals {
   sessionId: string
@@ -21,6 +23,8 @@ export interface CheckpointTotals {
   averageCompressionRatio: number
   totalOriginalTokens: number
   totalCompressedTokens: number
+  /** The session's compaction circuit breaker (closed when none was ever recorded). */
+  breaker: BreakerStatus
 }
 
 const noCheckpoints = (id: string) => new ApiError(404, 'not_found', `no checkpoints for session ${JSON.stringify(id)}`)
@@ -47,9 +51,11 @@ export function makeCheckpoints(deps: CheckpointsDeps) {
     },
 
     async totals(tenantId: string, sessionId: string): Promise<CheckpointTotals> {
-      const s = await sessionStats(db, tenantId, sessionId)
-      if (s.checkpoints === 0) throw noCheckpoints(sessionId)
+      const [s, breaker] = await Promise.all([sessionStats(db, tenantId, sessionId), deps.breaker ? deps.breaker.status(tenantId, sessionId) : ({ state: 'closed', recent: [] } satisfies BreakerStatus)])
+      // A session compacted only automatically (GET /context) has no checkpoint, but a breaker to show.
+      if (s.checkpoints === 0 && breaker.state === 'closed' && breaker.recent.length === 0) throw noCheckpoints(sessionId)
       return {
+        breaker,
         sessionId,
         checkpoints: s.checkpoints,
         tokensSaved: s.tokensSaved,

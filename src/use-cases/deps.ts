@@ -12,6 +12,7 @@ import type { SummarizerRegistry } from '../providers/summarizer-clients.ts'
 import type { UpstreamClient } from '../providers/upstream.ts'
 import type { ComputeRunner } from './compute.ts'
 import type { ProxyMetrics } from './proxy/metrics.ts'
+import type { BreakerMetrics } from './compact/breaker-metrics.ts'
 import type { SessionMetrics } from './sessions/metrics.ts'
 
 export interface Log {
@@ -32,7 +33,7 @@ export interface UseCaseDeps {
   /** Runs the CPU parts: the compute pool, or inlineCompute() on this thread. */
   compute: ComputeRunner
   /** What the use cases report (the metrics plugin implements it); none: nothing is reported. */
-  metrics?: SessionMetrics & Partial<ProxyMetrics>
+  metrics?: SessionMetrics & Partial<ProxyMetrics> & Partial<BreakerMetrics>
   /** Per-message token counts remembered across requests (src/plugins/token-cache.ts), per tenant. */
   tokenCache?: { for(tenantId: string): MessageCountCache }
   log: Log

@@ -22,6 +22,7 @@ import { makeArchiveIndexer } from './archive/indexer.ts'
 import { makeBrowse } from './browse.ts'
 import { makeCheckpoints } from './checkpoints.ts'
 import { makeCompact } from './compact/compact.ts'
+import { makeBreaker } from './compact/breaker.ts'
 import { makeDisplay, makeFormats } from './display.ts'
 import type { UseCaseDeps } from './deps.ts'
 import { makeEstimate } from './estimate/estimate.ts'
@@ -36,7 +37,9 @@ export type { Caller, UseCaseDeps } from './deps.ts'
 export function makeUseCases(base: UseCaseDeps & Pick<SessionsDeps, 'cache' | 'summaryReadTimeoutMs'>) {
   // One indexer per app: what is archived is indexed after its transaction (archive/indexer.ts).
   const archiveIndexer = makeArchiveIndexer(base)
-  const deps = { ...base, archiveIndexer }
+  // One circuit breaker: the proxy and GET /context record automatic compactions, POST /compact closes it.
+  const breaker = makeBreaker(base)
+  const deps = { ...base, archiveIndexer, breaker }
   const compact = makeCompact(deps)
   const estimate = makeEstimate(deps)
   const archive = makeArchive(deps)
@@ -50,6 +53,7 @@ export function makeUseCases(base: UseCaseDeps & Pick<SessionsDeps, 'cache' | 's
     proxy: makeProxy({ ...deps, estimate, compact, searchArchive: archive.search }),
     import: makeImport(deps),
     checkpoints: makeCheckpoints(deps),
+    breaker,
     archive,
     browse: makeBrowse(deps),
     sessions: makeSessions(deps),

@@ -118,6 +118,28 @@ class ArchivedMessageInput(TypedDict):
     redactions: int
 
 
+class BreakerStatusInputRecentItem(TypedDict):
+    at: str
+    messages: int
+    freedTokens: int
+    windowTokens: int
+
+
+class BreakerStatusInput(TypedDict):
+    # `open`: automatic compactions (the proxy, GET /context) of this session are
+    # refused.
+    state: Literal["closed", "open"]
+    # Why it opened.
+    reason: NotRequired[str]
+    # Seconds until an automatic compaction is tried again.
+    retryAfterSeconds: NotRequired[int]
+    # ISO 8601.
+    openedAt: NotRequired[str]
+    # The latest automatic compactions since the last manual one or reset, oldest first:
+    # when, at how many messages, what they freed of which window.
+    recent: List[BreakerStatusInputRecentItem]
+
+
 class CheckpointInput(TypedDict):
     # The session it belongs to.
     sessionId: str
@@ -174,6 +196,37 @@ class CompactRequestInputSummarizer(TypedDict):
     # One of the models the server allows (SUMMARIZER_OPENAI_MODELS /
     # SUMMARIZER_ANTHROPIC_MODELS); another is a 400. Default: the first one.
     model: NotRequired[str]
+
+
+# The thinking policy: Anthropic thinking and redacted_thinking blocks, AI SDK reasoning
+# parts and Responses reasoning items of earlier turns are dropped first, before any
+# strategy. The turn in progress (the conversation ends with tool calls or results)
+# keeps its reasoning, as Anthropic requires; pinned messages are not touched; a
+# Responses reasoning item whose turn carries server item ids stays (the API refuses
+# those items without it). The response reports the tokens freed (`thinking`).
+class CompactRequestInputThinking(TypedDict):
+    # Assistant turns (counted from the end) whose reasoning stays; `all` keeps every
+    # one; 0 drops all but the turn in progress.
+    keep: Union[int, Literal["all"]]
+
+
+# The prompt cache's state and prices: the event then reports what this compaction costs
+# in cache writes against what it saves over the next requests (`event.cache`;
+# docs/api.md has the arithmetic).
+class CompactRequestInputCache(TypedDict):
+    # Tokens of this conversation the provider has cached now (its usage's cached_tokens
+    # / cache_read_input_tokens). Default: all of it.
+    cachedPrefixTokens: NotRequired[int]
+    # USD per million uncached input tokens. Default: the model registry's.
+    inputPrice: NotRequired[float]
+    # USD per million cached tokens read. Default: the registry's input price times the
+    # provider's cache discount.
+    cacheReadPrice: NotRequired[float]
+    # USD per million tokens written to the cache. Default: the input price (OpenAI,
+    # Google, DeepSeek) or 1.25× it (Anthropic, unknown models).
+    cacheWritePrice: NotRequired[float]
+    # Requests over which the saving is counted, the next one included. Default 10.
+    horizonTurns: NotRequired[int]
 
 
 # A conversation to compact, and how.
@@ -262,6 +315,22 @@ class CompactRequestInput(TypedDict):
     # a small saving is not worth the prompt-cache break it costs. Checked on the plan
     # before any summarizer is called.
     minGainTokens: NotRequired[int]
+    # The thinking policy: Anthropic thinking and redacted_thinking blocks, AI SDK
+    # reasoning parts and Responses reasoning items of earlier turns are dropped first,
+    # before any strategy. The turn in progress (the conversation ends with tool calls
+    # or results) keeps its reasoning, as Anthropic requires; pinned messages are not
+    # touched; a Responses reasoning item whose turn carries server item ids stays (the
+    # API refuses those items without it). The response reports the tokens freed
+    # (`thinking`).
+    thinking: NotRequired[CompactRequestInputThinking]
+    # The prompt cache's state and prices: the event then reports what this compaction
+    # costs in cache writes against what it saves over the next requests (`event.cache`;
+    # docs/api.md has the arithmetic).
+    cache: NotRequired[CompactRequestInputCache]
+    # `when-profitable`: compact only when the saving over `cache.horizonTurns`
+    # outweighs the cache writes (checked on the plan before a summarizer is paid, and
+    # on the result); otherwise compacted: false with the reason. Default always.
+    cachePolicy: NotRequired[Literal["always", "when-profitable"]]
     # Return the plan and estimated result without changing anything, calling a model or
     # storing a checkpoint.
     dryRun: NotRequired[bool]
@@ -311,6 +380,34 @@ CompactResponseInputPlanItem = TypedDict(
 )
 
 
+# The cache economics of this compaction (with `cache` or `cachePolicy`).
+class CompactResponseInputEventCache(TypedDict):
+    inputPrice: float
+    cacheReadPrice: float
+    cacheWritePrice: float
+    tokensBefore: int
+    tokensAfter: int
+    cachedPrefixTokens: int
+    # The output's leading tokens that are the input's, unchanged: still cached.
+    keptPrefixTokens: int
+    horizonTurns: int
+    # Extra cache writes the next request pays because of the compaction.
+    writeCostUsd: float
+    summarizerCostUsd: float
+    # The next horizonTurns requests without compacting.
+    costWithoutUsd: float
+    # The same requests after compacting, the summarizer included.
+    costWithUsd: float
+    # costWithoutUsd − costWithUsd.
+    savingUsd: float
+    # Requests after which the compaction has paid for itself; null: never.
+    breakEvenTurns: Union[int, None]
+    profitable: bool
+    # true: the plan's estimate, checked before any summarizer was paid; false: the
+    # result's figures.
+    estimated: bool
+
+
 # Figures of this compaction, for monitoring.
 class CompactResponseInputEvent(TypedDict):
     # Compaction round: 1, or one more than the previous summary (in the input or the
@@ -333,6 +430,8 @@ class CompactResponseInputEvent(TypedDict):
     # Cost of summarizer calls (0 offline).
     costUsd: float
     durationMs: int
+    # The cache economics of this compaction (with `cache` or `cachePolicy`).
+    cache: NotRequired[CompactResponseInputEventCache]
 
 
 # Continuation facts read from the summary: task, steps done and pending, decisions,
@@ -367,6 +466,21 @@ class CompactResponseInputContract(TypedDict):
     pinned: List[int]
     # The preserved strings, each checked present.
     preserved: List[str]
+
+
+# What the thinking policy did.
+class CompactResponseInputThinking(TypedDict):
+    keep: Union[int, Literal["all"]]
+    # Reasoning blocks or items removed.
+    blocksDropped: int
+    # Messages whose reasoning was removed (a message of reasoning alone is removed
+    # whole).
+    messagesChanged: int
+    # Reasoning the policy would drop but the provider's rules keep (Responses items
+    # tied to server ids).
+    keptForProvider: int
+    # Tokens the removed reasoning took.
+    tokensFreed: int
 
 
 # Present when storing this checkpoint took the session over COMPACTION_MAX_CHECKPOINTS
@@ -427,6 +541,8 @@ class CompactResponseInput(TypedDict):
     # With `pin` or `preserve`: what the preservation contract checked (a 200 means all
     # of it held).
     contract: NotRequired[CompactResponseInputContract]
+    # What the thinking policy did.
+    thinking: NotRequired[CompactResponseInputThinking]
     # The checkpoint this compaction was stored as (sessionId given, compaction done).
     checkpoint: NotRequired[CompactResponseInputCheckpoint]
     archive: NotRequired[ArchiveReportInput]
@@ -868,6 +984,33 @@ class SummaryRefreshInput(TypedDict):
     evictedAwaitingSummary: int
 
 
+# The thinking policy: Anthropic thinking and redacted_thinking blocks, AI SDK reasoning
+# parts and Responses reasoning items of earlier turns are dropped first, before any
+# strategy. The turn in progress (the conversation ends with tool calls or results)
+# keeps its reasoning, as Anthropic requires; pinned messages are not touched; a
+# Responses reasoning item whose turn carries server item ids stays (the API refuses
+# those items without it). The response reports the tokens freed (`thinking`).
+class SessionSettingsRequestInputThinking(TypedDict):
+    # Assistant turns (counted from the end) whose reasoning stays; `all` keeps every
+    # one; 0 drops all but the turn in progress.
+    keep: Union[int, Literal["all"]]
+
+
+# When automatic compaction happens.
+class SessionSettingsRequestInputTrigger(TypedDict):
+    # `auto` (default): GET /context and the proxy compact past the threshold. `manual`:
+    # only POST /compact (or the proxy's `x-compactd-compact: now`) compacts. `off`:
+    # nothing compacts this session, POST /compact with its id included (a 409).
+    mode: Literal["off", "manual", "auto"]
+    # `auto` compacts past this many tokens (a number ≥ 1) or this share of the model's
+    # window (a number < 1). Default: the budget (GET /context) or the model's threshold
+    # (the proxy).
+    threshold: NotRequired[float]
+    # Never compact automatically while the last assistant message has tool calls
+    # without results.
+    notMidTurn: NotRequired[bool]
+
+
 class SessionSettingsRequestInputSystemItem(TypedDict):
     type: Literal["text"]
     text: str
@@ -885,6 +1028,20 @@ class SessionSettingsRequestInputSummarizer(TypedDict):
 # A session's settings; omitted fields keep their value (or the default for a new
 # session).
 class SessionSettingsRequestInput(TypedDict):
+    # Seqs (GET /sessions/:id/messages) of messages GET /context always sends verbatim,
+    # with their tool pairs, even once folded into the summary. Checked on every
+    # /context: what its budget cannot hold is a 422 `contract_unkept`. null removes the
+    # pins.
+    pin: NotRequired[Union[List[int], None]]
+    # Strings GET /context and POST /compact (with this sessionId) must keep; a string
+    # not in the conversation yet is listed in `contract.absent`, not an error. null
+    # removes them.
+    preserve: NotRequired[Union[List[str], None]]
+    # What the session's compactions give room to (see POST /compact `focus`). null
+    # removes it.
+    focus: NotRequired[Union[str, None]]
+    thinking: NotRequired[Union[SessionSettingsRequestInputThinking, None]]
+    trigger: NotRequired[Union[SessionSettingsRequestInputTrigger, None]]
     # Format of the session's messages (openai, anthropic, ai-sdk). Set by the first
     # append when omitted; it cannot change once messages are stored.
     format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
@@ -917,6 +1074,18 @@ class SessionInputSettingsSummarizer(TypedDict):
     model: NotRequired[str]
 
 
+# The thinking policy.
+class SessionInputSettingsThinking(TypedDict):
+    keep: Union[int, Literal["all"]]
+
+
+# When automatic compaction happens.
+class SessionInputSettingsTrigger(TypedDict):
+    mode: Literal["off", "manual", "auto"]
+    threshold: NotRequired[float]
+    notMidTurn: NotRequired[bool]
+
+
 # The session's settings.
 class SessionInputSettings(TypedDict):
     # Format of the stored messages.
@@ -937,6 +1106,16 @@ class SessionInputSettings(TypedDict):
     mode: Literal["rules", "llm"]
     # Summarizer of llm mode.
     summarizer: NotRequired[SessionInputSettingsSummarizer]
+    # Pinned message seqs.
+    pin: NotRequired[List[int]]
+    # Strings every compaction keeps.
+    preserve: NotRequired[List[str]]
+    # What the compactions give room to.
+    focus: NotRequired[str]
+    # The thinking policy.
+    thinking: NotRequired[SessionInputSettingsThinking]
+    # When automatic compaction happens.
+    trigger: NotRequired[SessionInputSettingsTrigger]
 
 
 class SessionInputSummary(TypedDict):
@@ -1024,6 +1203,18 @@ class AppendMessagesResponseInput(TypedDict):
     archive: NotRequired[ArchiveReportInput]
 
 
+# With the session's `pin` or `preserve`: what the contract checked (a 200 means all of
+# it held).
+class SessionContextInputContract(TypedDict):
+    # Seqs of the pinned messages, each checked present (byte for byte in the session's
+    # format).
+    pinned: List[int]
+    # Preserved strings, each checked present.
+    preserved: List[str]
+    # Preserved strings the session does not hold (yet): nothing to keep.
+    absent: List[str]
+
+
 class SessionContextInput(TypedDict):
     # The session.
     sessionId: str
@@ -1044,6 +1235,12 @@ class SessionContextInput(TypedDict):
     # True when evicted messages were not yet in the summary: they are included verbatim
     # (or compacted) instead, so nothing is lost.
     stale: bool
+    # Why the context was not compacted though it is over the budget: the session's
+    # trigger (mode, threshold, notMidTurn).
+    reason: NotRequired[str]
+    # With the session's `pin` or `preserve`: what the contract checked (a 200 means all
+    # of it held).
+    contract: NotRequired[SessionContextInputContract]
     # Ready to send: system messages, the summary, messages awaiting summary, then the
     # recent window. Valid for the provider (tool calls keep their results).
     messages: List[Any]
@@ -1100,6 +1297,16 @@ class SessionStatsInput(TypedDict):
     totalOriginalTokens: int
     # Sum of compressedTokens.
     totalCompressedTokens: int
+    # The session's compaction circuit breaker (BREAKER_* settings; docs/api.md "Circuit
+    # breaker").
+    breaker: BreakerStatusInput
+
+
+class BreakerResetInput(TypedDict):
+    sessionId: str
+    # The session's compaction circuit breaker (BREAKER_* settings; docs/api.md "Circuit
+    # breaker").
+    breaker: BreakerStatusInput
 
 
 class SessionListInputItemsItemWindowLimit(TypedDict):
@@ -1324,6 +1531,28 @@ class ArchivedMessage(TypedDict):
     redactions: int
 
 
+class BreakerStatusRecentItem(TypedDict):
+    at: str
+    messages: int
+    freedTokens: int
+    windowTokens: int
+
+
+class BreakerStatus(TypedDict):
+    # `open`: automatic compactions (the proxy, GET /context) of this session are
+    # refused.
+    state: Literal["closed", "open"]
+    # Why it opened.
+    reason: NotRequired[str]
+    # Seconds until an automatic compaction is tried again.
+    retryAfterSeconds: NotRequired[int]
+    # ISO 8601.
+    openedAt: NotRequired[str]
+    # The latest automatic compactions since the last manual one or reset, oldest first:
+    # when, at how many messages, what they freed of which window.
+    recent: List[BreakerStatusRecentItem]
+
+
 class Checkpoint(TypedDict):
     # The session it belongs to.
     sessionId: str
@@ -1380,6 +1609,37 @@ class CompactRequestSummarizer(TypedDict):
     # One of the models the server allows (SUMMARIZER_OPENAI_MODELS /
     # SUMMARIZER_ANTHROPIC_MODELS); another is a 400. Default: the first one.
     model: NotRequired[str]
+
+
+# The thinking policy: Anthropic thinking and redacted_thinking blocks, AI SDK reasoning
+# parts and Responses reasoning items of earlier turns are dropped first, before any
+# strategy. The turn in progress (the conversation ends with tool calls or results)
+# keeps its reasoning, as Anthropic requires; pinned messages are not touched; a
+# Responses reasoning item whose turn carries server item ids stays (the API refuses
+# those items without it). The response reports the tokens freed (`thinking`).
+class CompactRequestThinking(TypedDict):
+    # Assistant turns (counted from the end) whose reasoning stays; `all` keeps every
+    # one; 0 drops all but the turn in progress.
+    keep: Union[int, Literal["all"]]
+
+
+# The prompt cache's state and prices: the event then reports what this compaction costs
+# in cache writes against what it saves over the next requests (`event.cache`;
+# docs/api.md has the arithmetic).
+class CompactRequestCache(TypedDict):
+    # Tokens of this conversation the provider has cached now (its usage's cached_tokens
+    # / cache_read_input_tokens). Default: all of it.
+    cachedPrefixTokens: NotRequired[int]
+    # USD per million uncached input tokens. Default: the model registry's.
+    inputPrice: NotRequired[float]
+    # USD per million cached tokens read. Default: the registry's input price times the
+    # provider's cache discount.
+    cacheReadPrice: NotRequired[float]
+    # USD per million tokens written to the cache. Default: the input price (OpenAI,
+    # Google, DeepSeek) or 1.25× it (Anthropic, unknown models).
+    cacheWritePrice: NotRequired[float]
+    # Requests over which the saving is counted, the next one included. Default 10.
+    horizonTurns: NotRequired[int]
 
 
 # A conversation to compact, and how.
@@ -1468,6 +1728,22 @@ class CompactRequest(TypedDict):
     # a small saving is not worth the prompt-cache break it costs. Checked on the plan
     # before any summarizer is called.
     minGainTokens: NotRequired[int]
+    # The thinking policy: Anthropic thinking and redacted_thinking blocks, AI SDK
+    # reasoning parts and Responses reasoning items of earlier turns are dropped first,
+    # before any strategy. The turn in progress (the conversation ends with tool calls
+    # or results) keeps its reasoning, as Anthropic requires; pinned messages are not
+    # touched; a Responses reasoning item whose turn carries server item ids stays (the
+    # API refuses those items without it). The response reports the tokens freed
+    # (`thinking`).
+    thinking: NotRequired[CompactRequestThinking]
+    # The prompt cache's state and prices: the event then reports what this compaction
+    # costs in cache writes against what it saves over the next requests (`event.cache`;
+    # docs/api.md has the arithmetic).
+    cache: NotRequired[CompactRequestCache]
+    # `when-profitable`: compact only when the saving over `cache.horizonTurns`
+    # outweighs the cache writes (checked on the plan before a summarizer is paid, and
+    # on the result); otherwise compacted: false with the reason. Default always.
+    cachePolicy: NotRequired[Literal["always", "when-profitable"]]
     # Return the plan and estimated result without changing anything, calling a model or
     # storing a checkpoint.
     dryRun: NotRequired[bool]
@@ -1517,6 +1793,34 @@ CompactResponsePlanItem = TypedDict(
 )
 
 
+# The cache economics of this compaction (with `cache` or `cachePolicy`).
+class CompactResponseEventCache(TypedDict):
+    inputPrice: float
+    cacheReadPrice: float
+    cacheWritePrice: float
+    tokensBefore: int
+    tokensAfter: int
+    cachedPrefixTokens: int
+    # The output's leading tokens that are the input's, unchanged: still cached.
+    keptPrefixTokens: int
+    horizonTurns: int
+    # Extra cache writes the next request pays because of the compaction.
+    writeCostUsd: float
+    summarizerCostUsd: float
+    # The next horizonTurns requests without compacting.
+    costWithoutUsd: float
+    # The same requests after compacting, the summarizer included.
+    costWithUsd: float
+    # costWithoutUsd − costWithUsd.
+    savingUsd: float
+    # Requests after which the compaction has paid for itself; null: never.
+    breakEvenTurns: Union[int, None]
+    profitable: bool
+    # true: the plan's estimate, checked before any summarizer was paid; false: the
+    # result's figures.
+    estimated: bool
+
+
 # Figures of this compaction, for monitoring.
 class CompactResponseEvent(TypedDict):
     # Compaction round: 1, or one more than the previous summary (in the input or the
@@ -1539,6 +1843,8 @@ class CompactResponseEvent(TypedDict):
     # Cost of summarizer calls (0 offline).
     costUsd: float
     durationMs: int
+    # The cache economics of this compaction (with `cache` or `cachePolicy`).
+    cache: NotRequired[CompactResponseEventCache]
 
 
 # Continuation facts read from the summary: task, steps done and pending, decisions,
@@ -1573,6 +1879,21 @@ class CompactResponseContract(TypedDict):
     pinned: List[int]
     # The preserved strings, each checked present.
     preserved: List[str]
+
+
+# What the thinking policy did.
+class CompactResponseThinking(TypedDict):
+    keep: Union[int, Literal["all"]]
+    # Reasoning blocks or items removed.
+    blocksDropped: int
+    # Messages whose reasoning was removed (a message of reasoning alone is removed
+    # whole).
+    messagesChanged: int
+    # Reasoning the policy would drop but the provider's rules keep (Responses items
+    # tied to server ids).
+    keptForProvider: int
+    # Tokens the removed reasoning took.
+    tokensFreed: int
 
 
 # Present when storing this checkpoint took the session over COMPACTION_MAX_CHECKPOINTS
@@ -1633,6 +1954,8 @@ class CompactResponse(TypedDict):
     # With `pin` or `preserve`: what the preservation contract checked (a 200 means all
     # of it held).
     contract: NotRequired[CompactResponseContract]
+    # What the thinking policy did.
+    thinking: NotRequired[CompactResponseThinking]
     # The checkpoint this compaction was stored as (sessionId given, compaction done).
     checkpoint: NotRequired[CompactResponseCheckpoint]
     archive: NotRequired[ArchiveReport]
@@ -2074,6 +2397,33 @@ class SummaryRefresh(TypedDict):
     evictedAwaitingSummary: int
 
 
+# The thinking policy: Anthropic thinking and redacted_thinking blocks, AI SDK reasoning
+# parts and Responses reasoning items of earlier turns are dropped first, before any
+# strategy. The turn in progress (the conversation ends with tool calls or results)
+# keeps its reasoning, as Anthropic requires; pinned messages are not touched; a
+# Responses reasoning item whose turn carries server item ids stays (the API refuses
+# those items without it). The response reports the tokens freed (`thinking`).
+class SessionSettingsRequestThinking(TypedDict):
+    # Assistant turns (counted from the end) whose reasoning stays; `all` keeps every
+    # one; 0 drops all but the turn in progress.
+    keep: Union[int, Literal["all"]]
+
+
+# When automatic compaction happens.
+class SessionSettingsRequestTrigger(TypedDict):
+    # `auto` (default): GET /context and the proxy compact past the threshold. `manual`:
+    # only POST /compact (or the proxy's `x-compactd-compact: now`) compacts. `off`:
+    # nothing compacts this session, POST /compact with its id included (a 409).
+    mode: Literal["off", "manual", "auto"]
+    # `auto` compacts past this many tokens (a number ≥ 1) or this share of the model's
+    # window (a number < 1). Default: the budget (GET /context) or the model's threshold
+    # (the proxy).
+    threshold: NotRequired[float]
+    # Never compact automatically while the last assistant message has tool calls
+    # without results.
+    notMidTurn: NotRequired[bool]
+
+
 class SessionSettingsRequestSystemItem(TypedDict):
     type: Literal["text"]
     text: str
@@ -2091,6 +2441,20 @@ class SessionSettingsRequestSummarizer(TypedDict):
 # A session's settings; omitted fields keep their value (or the default for a new
 # session).
 class SessionSettingsRequest(TypedDict):
+    # Seqs (GET /sessions/:id/messages) of messages GET /context always sends verbatim,
+    # with their tool pairs, even once folded into the summary. Checked on every
+    # /context: what its budget cannot hold is a 422 `contract_unkept`. null removes the
+    # pins.
+    pin: NotRequired[Union[List[int], None]]
+    # Strings GET /context and POST /compact (with this sessionId) must keep; a string
+    # not in the conversation yet is listed in `contract.absent`, not an error. null
+    # removes them.
+    preserve: NotRequired[Union[List[str], None]]
+    # What the session's compactions give room to (see POST /compact `focus`). null
+    # removes it.
+    focus: NotRequired[Union[str, None]]
+    thinking: NotRequired[Union[SessionSettingsRequestThinking, None]]
+    trigger: NotRequired[Union[SessionSettingsRequestTrigger, None]]
     # Format of the session's messages (openai, anthropic, ai-sdk). Set by the first
     # append when omitted; it cannot change once messages are stored.
     format: NotRequired[Literal["openai", "anthropic", "ai-sdk", "responses"]]
@@ -2123,6 +2487,18 @@ class SessionSettingsSummarizer(TypedDict):
     model: NotRequired[str]
 
 
+# The thinking policy.
+class SessionSettingsThinking(TypedDict):
+    keep: Union[int, Literal["all"]]
+
+
+# When automatic compaction happens.
+class SessionSettingsTrigger(TypedDict):
+    mode: Literal["off", "manual", "auto"]
+    threshold: NotRequired[float]
+    notMidTurn: NotRequired[bool]
+
+
 # The session's settings.
 class SessionSettings(TypedDict):
     # Format of the stored messages.
@@ -2143,6 +2519,16 @@ class SessionSettings(TypedDict):
     mode: Literal["rules", "llm"]
     # Summarizer of llm mode.
     summarizer: NotRequired[SessionSettingsSummarizer]
+    # Pinned message seqs.
+    pin: NotRequired[List[int]]
+    # Strings every compaction keeps.
+    preserve: NotRequired[List[str]]
+    # What the compactions give room to.
+    focus: NotRequired[str]
+    # The thinking policy.
+    thinking: NotRequired[SessionSettingsThinking]
+    # When automatic compaction happens.
+    trigger: NotRequired[SessionSettingsTrigger]
 
 
 class SessionUpdate(TypedDict):
@@ -2223,6 +2609,18 @@ class AppendMessagesResponse(TypedDict):
     archive: NotRequired[ArchiveReport]
 
 
+# With the session's `pin` or `preserve`: what the contract checked (a 200 means all of
+# it held).
+class SessionContextContract(TypedDict):
+    # Seqs of the pinned messages, each checked present (byte for byte in the session's
+    # format).
+    pinned: List[int]
+    # Preserved strings, each checked present.
+    preserved: List[str]
+    # Preserved strings the session does not hold (yet): nothing to keep.
+    absent: List[str]
+
+
 class SessionContext(TypedDict):
     # The session.
     sessionId: str
@@ -2243,6 +2641,12 @@ class SessionContext(TypedDict):
     # True when evicted messages were not yet in the summary: they are included verbatim
     # (or compacted) instead, so nothing is lost.
     stale: bool
+    # Why the context was not compacted though it is over the budget: the session's
+    # trigger (mode, threshold, notMidTurn).
+    reason: NotRequired[str]
+    # With the session's `pin` or `preserve`: what the contract checked (a 200 means all
+    # of it held).
+    contract: NotRequired[SessionContextContract]
     # Ready to send: system messages, the summary, messages awaiting summary, then the
     # recent window. Valid for the provider (tool calls keep their results).
     messages: List[Any]
@@ -2299,6 +2703,16 @@ class SessionStats(TypedDict):
     totalOriginalTokens: int
     # Sum of compressedTokens.
     totalCompressedTokens: int
+    # The session's compaction circuit breaker (BREAKER_* settings; docs/api.md "Circuit
+    # breaker").
+    breaker: BreakerStatus
+
+
+class BreakerReset(TypedDict):
+    sessionId: str
+    # The session's compaction circuit breaker (BREAKER_* settings; docs/api.md "Circuit
+    # breaker").
+    breaker: BreakerStatus
 
 
 class SessionListItemsItemWindowLimit(TypedDict):
@@ -2547,6 +2961,16 @@ OPERATIONS: Dict[str, Operation] = {
         header_params={},
         request=None,
         responses={200: "SessionStats"},
+    ),
+    "POST /sessions/{id}/breaker/reset": Operation(
+        method="POST",
+        path="/sessions/{id}/breaker/reset",
+        summary="Close a session's compaction circuit breaker and clear its history",
+        path_params={"id": True},
+        query_params={},
+        header_params={},
+        request=None,
+        responses={200: "BreakerReset"},
     ),
     "GET /sessions/{id}/search": Operation(
         method="GET",

@@ -372,6 +372,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -828,6 +837,102 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{id}/breaker/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a session's compaction circuit breaker and clear its history
+         * @description Automatic compactions (the proxy, GET /context) of the session run again. A successful manual compaction (POST /compact with the sessionId) does the same.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The sessionId given to POST /compact. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BreakerReset"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1883,7 +1988,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What to send to the model now: system, summary, recent window, within a budget */
+        /**
+         * What to send to the model now: system, summary, recent window, within a budget
+         * @description The session's controls apply (PUT /sessions/:id): pinned messages are sent verbatim, preserved strings kept (a 422 `contract_unkept` when the budget cannot hold them), the focus and thinking policy given to its compaction, and its trigger decides whether it is compacted at all. While the session's compaction breaker is open, a context over the budget is a 409 `breaker_open` with Retry-After.
+         */
         get: {
             parameters: {
                 query?: {
@@ -1932,6 +2040,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3265,6 +3382,26 @@ export interface components {
             /** @description Secrets redacted in this message before it was archived. */
             redactions: number;
         };
+        BreakerStatusInput: {
+            /**
+             * @description `open`: automatic compactions (the proxy, GET /context) of this session are refused.
+             * @enum {string}
+             */
+            state: "closed" | "open";
+            /** @description Why it opened. */
+            reason?: string;
+            /** @description Seconds until an automatic compaction is tried again. */
+            retryAfterSeconds?: number;
+            /** @description ISO 8601. */
+            openedAt?: string;
+            /** @description The latest automatic compactions since the last manual one or reset, oldest first: when, at how many messages, what they freed of which window. */
+            recent: {
+                at: string;
+                messages: number;
+                freedTokens: number;
+                windowTokens: number;
+            }[];
+        };
         /**
          * @example {
          *       "sessionId": "agent-run-42",
@@ -3456,6 +3593,29 @@ export interface components {
             preserve?: string[];
             /** @description Compact only when it saves at least this many tokens; otherwise the conversation comes back unchanged (compacted: false, with the reason). Wins over targetTokens: a small saving is not worth the prompt-cache break it costs. Checked on the plan before any summarizer is called. */
             minGainTokens?: number;
+            /** @description The thinking policy: Anthropic thinking and redacted_thinking blocks, AI SDK reasoning parts and Responses reasoning items of earlier turns are dropped first, before any strategy. The turn in progress (the conversation ends with tool calls or results) keeps its reasoning, as Anthropic requires; pinned messages are not touched; a Responses reasoning item whose turn carries server item ids stays (the API refuses those items without it). The response reports the tokens freed (`thinking`). */
+            thinking?: {
+                /** @description Assistant turns (counted from the end) whose reasoning stays; `all` keeps every one; 0 drops all but the turn in progress. */
+                keep: number | "all";
+            };
+            /** @description The prompt cache's state and prices: the event then reports what this compaction costs in cache writes against what it saves over the next requests (`event.cache`; docs/api.md has the arithmetic). */
+            cache?: {
+                /** @description Tokens of this conversation the provider has cached now (its usage's cached_tokens / cache_read_input_tokens). Default: all of it. */
+                cachedPrefixTokens?: number;
+                /** @description USD per million uncached input tokens. Default: the model registry's. */
+                inputPrice?: number;
+                /** @description USD per million cached tokens read. Default: the registry's input price times the provider's cache discount. */
+                cacheReadPrice?: number;
+                /** @description USD per million tokens written to the cache. Default: the input price (OpenAI, Google, DeepSeek) or 1.25× it (Anthropic, unknown models). */
+                cacheWritePrice?: number;
+                /** @description Requests over which the saving is counted, the next one included. Default 10. */
+                horizonTurns?: number;
+            };
+            /**
+             * @description `when-profitable`: compact only when the saving over `cache.horizonTurns` outweighs the cache writes (checked on the plan before a summarizer is paid, and on the result); otherwise compacted: false with the reason. Default always.
+             * @enum {string}
+             */
+            cachePolicy?: "always" | "when-profitable";
             /** @description Return the plan and estimated result without changing anything, calling a model or storing a checkpoint. */
             dryRun?: boolean;
             /** @description Compact even when the conversation already fits targetTokens. A conversation smaller than any compaction of it could be comes back unchanged (compacted: false, with the reason). */
@@ -3656,6 +3816,32 @@ export interface components {
                 /** @description Cost of summarizer calls (0 offline). */
                 costUsd: number;
                 durationMs: number;
+                /** @description The cache economics of this compaction (with `cache` or `cachePolicy`). */
+                cache?: {
+                    inputPrice: number;
+                    cacheReadPrice: number;
+                    cacheWritePrice: number;
+                    tokensBefore: number;
+                    tokensAfter: number;
+                    cachedPrefixTokens: number;
+                    /** @description The output's leading tokens that are the input's, unchanged: still cached. */
+                    keptPrefixTokens: number;
+                    horizonTurns: number;
+                    /** @description Extra cache writes the next request pays because of the compaction. */
+                    writeCostUsd: number;
+                    summarizerCostUsd: number;
+                    /** @description The next horizonTurns requests without compacting. */
+                    costWithoutUsd: number;
+                    /** @description The same requests after compacting, the summarizer included. */
+                    costWithUsd: number;
+                    /** @description costWithoutUsd − costWithUsd. */
+                    savingUsd: number;
+                    /** @description Requests after which the compaction has paid for itself; null: never. */
+                    breakEvenTurns: number | null;
+                    profitable: boolean;
+                    /** @description true: the plan's estimate, checked before any summarizer was paid; false: the result's figures. */
+                    estimated: boolean;
+                };
             };
             /** @description The summary inserted, when one was written. */
             summary?: {
@@ -3682,6 +3868,18 @@ export interface components {
                 pinned: number[];
                 /** @description The preserved strings, each checked present. */
                 preserved: string[];
+            };
+            /** @description What the thinking policy did. */
+            thinking?: {
+                keep: number | "all";
+                /** @description Reasoning blocks or items removed. */
+                blocksDropped: number;
+                /** @description Messages whose reasoning was removed (a message of reasoning alone is removed whole). */
+                messagesChanged: number;
+                /** @description Reasoning the policy would drop but the provider's rules keep (Responses items tied to server ids). */
+                keptForProvider: number;
+                /** @description Tokens the removed reasoning took. */
+                tokensFreed: number;
             };
             /** @description The checkpoint this compaction was stored as (sessionId given, compaction done). */
             checkpoint?: {
@@ -4349,6 +4547,27 @@ export interface components {
          *     }
          */
         SessionSettingsRequestInput: {
+            /** @description Seqs (GET /sessions/:id/messages) of messages GET /context always sends verbatim, with their tool pairs, even once folded into the summary. Checked on every /context: what its budget cannot hold is a 422 `contract_unkept`. null removes the pins. */
+            pin?: number[] | null;
+            /** @description Strings GET /context and POST /compact (with this sessionId) must keep; a string not in the conversation yet is listed in `contract.absent`, not an error. null removes them. */
+            preserve?: string[] | null;
+            /** @description What the session's compactions give room to (see POST /compact `focus`). null removes it. */
+            focus?: string | null;
+            thinking?: {
+                /** @description Assistant turns (counted from the end) whose reasoning stays; `all` keeps every one; 0 drops all but the turn in progress. */
+                keep: number | "all";
+            } | null;
+            trigger?: {
+                /**
+                 * @description `auto` (default): GET /context and the proxy compact past the threshold. `manual`: only POST /compact (or the proxy's `x-compactd-compact: now`) compacts. `off`: nothing compacts this session, POST /compact with its id included (a 409).
+                 * @enum {string}
+                 */
+                mode: "off" | "manual" | "auto";
+                /** @description `auto` compacts past this many tokens (a number ≥ 1) or this share of the model's window (a number < 1). Default: the budget (GET /context) or the model's threshold (the proxy). */
+                threshold?: number;
+                /** @description Never compact automatically while the last assistant message has tool calls without results. */
+                notMidTurn?: boolean;
+            } | null;
             /**
              * @description Format of the session's messages (openai, anthropic, ai-sdk). Set by the first append when omitted; it cannot change once messages are stored.
              * @enum {string}
@@ -4448,6 +4667,23 @@ export interface components {
                 summarizer?: {
                     provider: string;
                     model?: string;
+                };
+                /** @description Pinned message seqs. */
+                pin?: number[];
+                /** @description Strings every compaction keeps. */
+                preserve?: string[];
+                /** @description What the compactions give room to. */
+                focus?: string;
+                /** @description The thinking policy. */
+                thinking?: {
+                    keep: number | "all";
+                };
+                /** @description When automatic compaction happens. */
+                trigger?: {
+                    /** @enum {string} */
+                    mode: "off" | "manual" | "auto";
+                    threshold?: number;
+                    notMidTurn?: boolean;
                 };
             };
             /** @description Messages appended so far. */
@@ -4624,6 +4860,17 @@ export interface components {
             summaryVersion: number;
             /** @description True when evicted messages were not yet in the summary: they are included verbatim (or compacted) instead, so nothing is lost. */
             stale: boolean;
+            /** @description Why the context was not compacted though it is over the budget: the session's trigger (mode, threshold, notMidTurn). */
+            reason?: string;
+            /** @description With the session's `pin` or `preserve`: what the contract checked (a 200 means all of it held). */
+            contract?: {
+                /** @description Seqs of the pinned messages, each checked present (byte for byte in the session's format). */
+                pinned: number[];
+                /** @description Preserved strings, each checked present. */
+                preserved: string[];
+                /** @description Preserved strings the session does not hold (yet): nothing to keep. */
+                absent: string[];
+            };
             /** @description Ready to send: system messages, the summary, messages awaiting summary, then the recent window. Valid for the provider (tool calls keep their results). */
             messages: unknown[];
             /** @description Anthropic: the top-level system prompt (system messages and the summary). */
@@ -4732,7 +4979,11 @@ export interface components {
          *       "totalSummaryCostUsd": 0.00153225,
          *       "averageCompressionRatio": 3.85,
          *       "totalOriginalTokens": 21372,
-         *       "totalCompressedTokens": 5555
+         *       "totalCompressedTokens": 5555,
+         *       "breaker": {
+         *         "state": "closed",
+         *         "recent": []
+         *       }
          *     }
          */
         SessionStatsInput: {
@@ -4750,6 +5001,13 @@ export interface components {
             totalOriginalTokens: number;
             /** @description Sum of compressedTokens. */
             totalCompressedTokens: number;
+            /** @description The session's compaction circuit breaker (BREAKER_* settings; docs/api.md "Circuit breaker"). */
+            breaker: components["schemas"]["BreakerStatusInput"];
+        };
+        BreakerResetInput: {
+            sessionId: string;
+            /** @description The session's compaction circuit breaker (BREAKER_* settings; docs/api.md "Circuit breaker"). */
+            breaker: components["schemas"]["BreakerStatusInput"];
         };
         /**
          * @example {
@@ -5059,6 +5317,26 @@ export interface components {
             /** @description Secrets redacted in this message before it was archived. */
             redactions: number;
         };
+        BreakerStatus: {
+            /**
+             * @description `open`: automatic compactions (the proxy, GET /context) of this session are refused.
+             * @enum {string}
+             */
+            state: "closed" | "open";
+            /** @description Why it opened. */
+            reason?: string;
+            /** @description Seconds until an automatic compaction is tried again. */
+            retryAfterSeconds?: number;
+            /** @description ISO 8601. */
+            openedAt?: string;
+            /** @description The latest automatic compactions since the last manual one or reset, oldest first: when, at how many messages, what they freed of which window. */
+            recent: {
+                at: string;
+                messages: number;
+                freedTokens: number;
+                windowTokens: number;
+            }[];
+        };
         /**
          * @example {
          *       "sessionId": "agent-run-42",
@@ -5250,6 +5528,29 @@ export interface components {
             preserve?: string[];
             /** @description Compact only when it saves at least this many tokens; otherwise the conversation comes back unchanged (compacted: false, with the reason). Wins over targetTokens: a small saving is not worth the prompt-cache break it costs. Checked on the plan before any summarizer is called. */
             minGainTokens?: number;
+            /** @description The thinking policy: Anthropic thinking and redacted_thinking blocks, AI SDK reasoning parts and Responses reasoning items of earlier turns are dropped first, before any strategy. The turn in progress (the conversation ends with tool calls or results) keeps its reasoning, as Anthropic requires; pinned messages are not touched; a Responses reasoning item whose turn carries server item ids stays (the API refuses those items without it). The response reports the tokens freed (`thinking`). */
+            thinking?: {
+                /** @description Assistant turns (counted from the end) whose reasoning stays; `all` keeps every one; 0 drops all but the turn in progress. */
+                keep: number | "all";
+            };
+            /** @description The prompt cache's state and prices: the event then reports what this compaction costs in cache writes against what it saves over the next requests (`event.cache`; docs/api.md has the arithmetic). */
+            cache?: {
+                /** @description Tokens of this conversation the provider has cached now (its usage's cached_tokens / cache_read_input_tokens). Default: all of it. */
+                cachedPrefixTokens?: number;
+                /** @description USD per million uncached input tokens. Default: the model registry's. */
+                inputPrice?: number;
+                /** @description USD per million cached tokens read. Default: the registry's input price times the provider's cache discount. */
+                cacheReadPrice?: number;
+                /** @description USD per million tokens written to the cache. Default: the input price (OpenAI, Google, DeepSeek) or 1.25× it (Anthropic, unknown models). */
+                cacheWritePrice?: number;
+                /** @description Requests over which the saving is counted, the next one included. Default 10. */
+                horizonTurns?: number;
+            };
+            /**
+             * @description `when-profitable`: compact only when the saving over `cache.horizonTurns` outweighs the cache writes (checked on the plan before a summarizer is paid, and on the result); otherwise compacted: false with the reason. Default always.
+             * @enum {string}
+             */
+            cachePolicy?: "always" | "when-profitable";
             /** @description Return the plan and estimated result without changing anything, calling a model or storing a checkpoint. */
             dryRun?: boolean;
             /** @description Compact even when the conversation already fits targetTokens. A conversation smaller than any compaction of it could be comes back unchanged (compacted: false, with the reason). */
@@ -5450,6 +5751,32 @@ export interface components {
                 /** @description Cost of summarizer calls (0 offline). */
                 costUsd: number;
                 durationMs: number;
+                /** @description The cache economics of this compaction (with `cache` or `cachePolicy`). */
+                cache?: {
+                    inputPrice: number;
+                    cacheReadPrice: number;
+                    cacheWritePrice: number;
+                    tokensBefore: number;
+                    tokensAfter: number;
+                    cachedPrefixTokens: number;
+                    /** @description The output's leading tokens that are the input's, unchanged: still cached. */
+                    keptPrefixTokens: number;
+                    horizonTurns: number;
+                    /** @description Extra cache writes the next request pays because of the compaction. */
+                    writeCostUsd: number;
+                    summarizerCostUsd: number;
+                    /** @description The next horizonTurns requests without compacting. */
+                    costWithoutUsd: number;
+                    /** @description The same requests after compacting, the summarizer included. */
+                    costWithUsd: number;
+                    /** @description costWithoutUsd − costWithUsd. */
+                    savingUsd: number;
+                    /** @description Requests after which the compaction has paid for itself; null: never. */
+                    breakEvenTurns: number | null;
+                    profitable: boolean;
+                    /** @description true: the plan's estimate, checked before any summarizer was paid; false: the result's figures. */
+                    estimated: boolean;
+                };
             };
             /** @description The summary inserted, when one was written. */
             summary?: {
@@ -5476,6 +5803,18 @@ export interface components {
                 pinned: number[];
                 /** @description The preserved strings, each checked present. */
                 preserved: string[];
+            };
+            /** @description What the thinking policy did. */
+            thinking?: {
+                keep: number | "all";
+                /** @description Reasoning blocks or items removed. */
+                blocksDropped: number;
+                /** @description Messages whose reasoning was removed (a message of reasoning alone is removed whole). */
+                messagesChanged: number;
+                /** @description Reasoning the policy would drop but the provider's rules keep (Responses items tied to server ids). */
+                keptForProvider: number;
+                /** @description Tokens the removed reasoning took. */
+                tokensFreed: number;
             };
             /** @description The checkpoint this compaction was stored as (sessionId given, compaction done). */
             checkpoint?: {
@@ -6143,6 +6482,27 @@ export interface components {
          *     }
          */
         SessionSettingsRequest: {
+            /** @description Seqs (GET /sessions/:id/messages) of messages GET /context always sends verbatim, with their tool pairs, even once folded into the summary. Checked on every /context: what its budget cannot hold is a 422 `contract_unkept`. null removes the pins. */
+            pin?: number[] | null;
+            /** @description Strings GET /context and POST /compact (with this sessionId) must keep; a string not in the conversation yet is listed in `contract.absent`, not an error. null removes them. */
+            preserve?: string[] | null;
+            /** @description What the session's compactions give room to (see POST /compact `focus`). null removes it. */
+            focus?: string | null;
+            thinking?: {
+                /** @description Assistant turns (counted from the end) whose reasoning stays; `all` keeps every one; 0 drops all but the turn in progress. */
+                keep: number | "all";
+            } | null;
+            trigger?: {
+                /**
+                 * @description `auto` (default): GET /context and the proxy compact past the threshold. `manual`: only POST /compact (or the proxy's `x-compactd-compact: now`) compacts. `off`: nothing compacts this session, POST /compact with its id included (a 409).
+                 * @enum {string}
+                 */
+                mode: "off" | "manual" | "auto";
+                /** @description `auto` compacts past this many tokens (a number ≥ 1) or this share of the model's window (a number < 1). Default: the budget (GET /context) or the model's threshold (the proxy). */
+                threshold?: number;
+                /** @description Never compact automatically while the last assistant message has tool calls without results. */
+                notMidTurn?: boolean;
+            } | null;
             /**
              * @description Format of the session's messages (openai, anthropic, ai-sdk). Set by the first append when omitted; it cannot change once messages are stored.
              * @enum {string}
@@ -6242,6 +6602,23 @@ export interface components {
                 summarizer?: {
                     provider: string;
                     model?: string;
+                };
+                /** @description Pinned message seqs. */
+                pin?: number[];
+                /** @description Strings every compaction keeps. */
+                preserve?: string[];
+                /** @description What the compactions give room to. */
+                focus?: string;
+                /** @description The thinking policy. */
+                thinking?: {
+                    keep: number | "all";
+                };
+                /** @description When automatic compaction happens. */
+                trigger?: {
+                    /** @enum {string} */
+                    mode: "off" | "manual" | "auto";
+                    threshold?: number;
+                    notMidTurn?: boolean;
                 };
             };
             /** @description Messages appended so far. */
@@ -6418,6 +6795,17 @@ export interface components {
             summaryVersion: number;
             /** @description True when evicted messages were not yet in the summary: they are included verbatim (or compacted) instead, so nothing is lost. */
             stale: boolean;
+            /** @description Why the context was not compacted though it is over the budget: the session's trigger (mode, threshold, notMidTurn). */
+            reason?: string;
+            /** @description With the session's `pin` or `preserve`: what the contract checked (a 200 means all of it held). */
+            contract?: {
+                /** @description Seqs of the pinned messages, each checked present (byte for byte in the session's format). */
+                pinned: number[];
+                /** @description Preserved strings, each checked present. */
+                preserved: string[];
+                /** @description Preserved strings the session does not hold (yet): nothing to keep. */
+                absent: string[];
+            };
             /** @description Ready to send: system messages, the summary, messages awaiting summary, then the recent window. Valid for the provider (tool calls keep their results). */
             messages: unknown[];
             /** @description Anthropic: the top-level system prompt (system messages and the summary). */
@@ -6526,7 +6914,11 @@ export interface components {
          *       "totalSummaryCostUsd": 0.00153225,
          *       "averageCompressionRatio": 3.85,
          *       "totalOriginalTokens": 21372,
-         *       "totalCompressedTokens": 5555
+         *       "totalCompressedTokens": 5555,
+         *       "breaker": {
+         *         "state": "closed",
+         *         "recent": []
+         *       }
          *     }
          */
         SessionStats: {
@@ -6544,6 +6936,13 @@ export interface components {
             totalOriginalTokens: number;
             /** @description Sum of compressedTokens. */
             totalCompressedTokens: number;
+            /** @description The session's compaction circuit breaker (BREAKER_* settings; docs/api.md "Circuit breaker"). */
+            breaker: components["schemas"]["BreakerStatus"];
+        };
+        BreakerReset: {
+            sessionId: string;
+            /** @description The session's compaction circuit breaker (BREAKER_* settings; docs/api.md "Circuit breaker"). */
+            breaker: components["schemas"]["BreakerStatus"];
         };
         /**
          * @example {

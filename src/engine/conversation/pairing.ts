@@ -198,3 +198,18 @@ export function repairPairing(
   })
   return { messages: out, repairs }
 }
+
+/** Whether the last assistant message has tool calls some of which have no result after it. */
+export function midTurn(messages: readonly CanonicalMessage[]): boolean {
+  let last = -1
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]!.role === 'assistant') {
+      last = i
+      break
+    }
+  }
+  if (last === -1) return false
+  const calls = new Set(toolCallsOf(messages[last]!).map((c) => c.id))
+  for (const m of messages.slice(last + 1)) for (const r of toolResultsOf(m)) calls.delete(r.callId)
+  return calls.size > 0
+}

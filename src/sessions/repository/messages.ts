@@ -194,3 +194,17 @@ export function toCanonical(rows: readonly StoredMessage[], format: MessageForma
   }
   return messages
 }
+
+/** The messages with seq in [from, to], whatever their status, in order (pinned messages' neighbours). */
+export async function messagesInSeqRange(db: Db, tenantId: string, sessionId: string, from: number, to: number): Promise<StoredMessage[]> {
+  const rows = await db
+    .selectFrom('session_messages')
+    .select(['seq', 'raw', 'role', 'tokens', 'message_at', 'status'])
+    .where('tenant_id', '=', tenantId)
+    .where('session_id', '=', sessionId)
+    .where('seq', '>=', from)
+    .where('seq', '<=', to)
+    .orderBy('seq')
+    .execute()
+  return rows.map(toStored)
+}

@@ -1,6 +1,7 @@
 /** The sessions table: a session's row, created, locked, read, updated and deleted. */
 import { deleteSessionArchive } from '../../archive/repository.ts'
 import { deletePrefix } from '../../checkpoints/prefixes.ts'
+import { clearBreaker } from '../../checkpoints/breakers.ts'
 import { sql, type Kysely, type Transaction } from 'kysely'
 import { encodeJson } from '../../db/nul.ts'
 import type { Database } from '../../db/schema.ts'
@@ -75,7 +76,7 @@ export async function saveSettings(db: Db, tenantId: string, id: string, setting
 
 /**
  * Deletes a session and everything it owns (messages, summaries, queue entry, runs,
- * idempotency keys cascade; checkpoints, the archive and the proxy's prefix of the same session id are deleted too) in one
+ * idempotency keys cascade; checkpoints, the archive, the proxy's prefix and the compaction breaker of the same session id are deleted too) in one
  * transaction. Returns false when there was nothing to delete.
  */
 export async function deleteSession(db: Kysely<Database>, tenantId: string, id: string): Promise<boolean> {
@@ -83,6 +84,7 @@ export async function deleteSession(db: Kysely<Database>, tenantId: string, id: 
     const cps = await trx.deleteFrom('checkpoint_summaries').where('tenant_id', '=', tenantId).where('session_id', '=', id).executeTakeFirst()
     const archived = await deleteSessionArchive(trx, tenantId, id)
     const prefixes = await deletePrefix(trx, tenantId, id)
+    await clearBreaker(trx, tenantId, id)
     const s = await trx.deleteFrom('sessions').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
     return Number(s.numDeletedRows) + Number(cps.numDeletedRows) + archived + prefixes > 0
   })

@@ -27,6 +27,23 @@ export interface SessionSettings {
   batchSize: number
   mode: SummaryMode
   summarizer?: { provider: 'openai' | 'anthropic'; model?: string }
+  /** Seqs of messages GET /context always sends verbatim (issue 24). */
+  pin?: number[]
+  /** Strings every compaction of the session keeps. */
+  preserve?: string[]
+  /** What the session's compactions give room to. */
+  focus?: string
+  /** The thinking policy of the session's compactions. */
+  thinking?: { keep: number | 'all' }
+  /** When automatic compaction (GET /context, the proxy) happens; unset: auto at the budget. */
+  trigger?: SessionTrigger
+}
+
+export interface SessionTrigger {
+  mode: 'off' | 'manual' | 'auto'
+  /** Tokens (≥ 1) or a share of the model's window (< 1). */
+  threshold?: number
+  notMidTurn?: boolean
 }
 
 export function defaultSettings(): SessionSettings {

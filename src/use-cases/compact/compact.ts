@@ -13,13 +13,42 @@ import type { ArchiveIndexer } from '../archive/indexer.ts'
 import { ARCHIVE_NOTE, archiveGate, archiveInTransaction, archivePolicy, sweepNowAndThen, type ArchiveReport } from '../archive/policy.ts'
 import { checkedSummarizer, type CompactRequest, type CompactResponse, type CompactTaskInput, type ComputedCompaction } from './compute.ts'
 import { keepingContract, refuseImpossibleContract } from './contract.ts'
+import type { Breaker } from './breaker.ts'
+import { getSession as readSession } from '../../sessions/repository.ts'
+import { ApiError } from '../../errors.ts'
 
-export type CompactDeps = Pick<UseCaseDeps, 'config' | 'db' | 'summarizers' | 'compute' | 'metrics'> & { archiveIndexer?: ArchiveIndexer }
+/**
+ * A request naming a stored session takes the session's controls it does not set itself:
+ * its preserved strings (those the conversation holds), focus and thinking policy. (Its
+ * pins are seqs of the session's own messages, which GET /context applies.) A session
+ * whose trigger is `off` is compacted by nothing: a 409.
+ */
+function withSessionControls(input: CompactRequest, session: Awaited<ReturnType<typeof readSession>>): CompactRequest {
+  if (!session) return input
+  const s = session.settings
+  if (s.trigger?.mode === 'off') {
+    throw new ApiError(409, 'compaction_off', `session ${JSON.stringify(input.sessionId)} has trigger mode off: nothing compacts it; change it with PUT /sessions/${input.sessionId}`, [{ path: 'body.sessionId', message: 'its trigger mode is off' }])
+  }
+  const held = s.preserve?.filter((p) => input.messages.some((m) => (JSON.stringify(m) ?? '').includes(JSON.stringify(p).slice(1, -1)))) ?? []
+  return {
+    ...input,
+    ...(input.preserve === undefined && held.length ? { preserve: held } : {}),
+    ...(input.focus === undefined && s.focus ? { focus: s.focus } : {}),
+    ...(input.thinking === undefined && s.thinking ? { thinking: s.thinking } : {}),
+  }
+}
+
+export type CompactDeps = Pick<UseCaseDeps, 'config' | 'db' | 'summarizers' | 'compute' | 'metrics'> & { archiveIndexer?: ArchiveIndexer; breaker?: Pick<Breaker, 'close'> }
 
 export function makeCompact(deps: CompactDeps) {
   const { config, db } = deps
   const policy = archivePolicy(config)
-  return async function compactConversation(caller: Caller, input: CompactRequest): Promise<CompactResponse> {
+  /**
+   * `automatic`: the proxy's compaction, which its circuit breaker governs; otherwise a
+   * manual one, which closes the session's breaker when it succeeds.
+   */
+  return async function compactConversation(caller: Caller, request: CompactRequest, how: { automatic?: boolean } = {}): Promise<CompactResponse> {
+    const input = request.sessionId !== undefined ? withSessionControls(request, await readSession(db, caller.tenantId, request.sessionId)) : request
     const llm = checkedSummarizer(config, deps.summarizers, input)
     const stored = input.sessionId !== undefined && input.dryRun !== true
     // Two independent reads: the session's round and the tenant's archive quota.
@@ -57,6 +86,7 @@ export function makeCompact(deps: CompactDeps) {
         deps.archiveIndexer?.schedule(caller.tenantId, sessionId)
         await sweepNowAndThen(db, policy, caller.tenantId)
       }
+      if (!how.automatic) await deps.breaker?.close(caller.tenantId, sessionId)
     }
     return { ...response, ...(contract ? { contract: { pinned: input.pin ?? [], preserved: input.preserve ?? [] } } : {}), ...(checkpoint ? { checkpoint } : {}), ...(archive ? { archive } : {}) }
   }

@@ -72,3 +72,27 @@ export function givenRecall(headers: IncomingHttpHeaders): boolean {
   if (v === 'on') return true
   throw new ApiError(400, 'validation_error', 'x-compactd-recall: "on" or "off"', [{ path: 'headers.x-compactd-recall', message: '"on" or "off"' }])
 }
+
+/** `x-compactd-trigger`: `auto` (the default), `manual` (only `x-compactd-compact: now` compacts) or `off`; overrides the session's trigger. */
+export function givenTrigger(headers: IncomingHttpHeaders): 'off' | 'manual' | 'auto' | undefined {
+  const v = single(headers, 'x-compactd-trigger')
+  if (v === undefined) return undefined
+  if (v === 'off' || v === 'manual' || v === 'auto') return v
+  throw new ApiError(400, 'validation_error', 'x-compactd-trigger: "off", "manual" or "auto"', [{ path: 'headers.x-compactd-trigger', message: '"off", "manual" or "auto"' }])
+}
+
+/** `x-compactd-not-mid-turn`: `true` never compacts while the last assistant message has tool calls without results. */
+export function givenNotMidTurn(headers: IncomingHttpHeaders): boolean | undefined {
+  const v = single(headers, 'x-compactd-not-mid-turn')
+  if (v === undefined) return undefined
+  if (v === 'true' || v === 'false') return v === 'true'
+  throw new ApiError(400, 'validation_error', 'x-compactd-not-mid-turn: "true" or "false"', [{ path: 'headers.x-compactd-not-mid-turn', message: '"true" or "false"' }])
+}
+
+/** `x-compactd-compact: now`: compact this request whatever its size (a manual compaction: it closes the session's breaker). */
+export function givenCompactNow(headers: IncomingHttpHeaders): boolean {
+  const v = single(headers, 'x-compactd-compact')
+  if (v === undefined) return false
+  if (v === 'now') return true
+  throw new ApiError(400, 'validation_error', 'x-compactd-compact: "now"', [{ path: 'headers.x-compactd-compact', message: '"now"' }])
+}

@@ -24,13 +24,20 @@ import type { EstimateInput, EstimateResult } from '../estimate/count.ts'
 import type { SearchResult } from '../archive/archive.ts'
 import type { ProxyOutcome } from './metrics.ts'
 import { hitsText, recallLoop } from './recall.ts'
-import { derivedSession, forwardedHeaders, givenFocus, givenRecall, givenSession, givenThreshold } from './headers.ts'
+import { derivedSession, forwardedHeaders, givenCompactNow, givenFocus, givenNotMidTurn, givenRecall, givenSession, givenThreshold, givenTrigger } from './headers.ts'
+import type { Breaker } from '../compact/breaker.ts'
+import type { BreakerStatus } from '../../engine/compaction/breaker.ts'
+import { parseConversation } from '../../engine/messages/index.ts'
+import { getSession as readSession } from '../../sessions/repository.ts'
+import { midTurn } from '../../engine/conversation/pairing.ts'
 
 export type ProxyDeps = Pick<UseCaseDeps, 'config' | 'db' | 'upstream' | 'metrics'> & {
   /** The archive's search (the recall loop's answers). */
   searchArchive: (tenantId: string, sessionId: string, input: { q: string; limit: number }) => Promise<SearchResult>
   estimate: (caller: Caller, input: EstimateInput) => Promise<EstimateResult>
-  compact: (caller: Caller, input: CompactRequest) => Promise<CompactResponse>
+  compact: (caller: Caller, input: CompactRequest, how?: { automatic?: boolean }) => Promise<CompactResponse>
+  /** The sessions' circuit breaker: automatic compactions ask it first and are recorded. */
+  breaker?: Pick<Breaker, 'refusal' | 'recordAutomatic'>
 }
 
 export interface ProxyCall {
@@ -58,6 +65,10 @@ interface Decision {
   tokensAfter: number
   sessionId?: string
   checkpointNum?: number
+  /** Why an automatic compaction the request was due for did not happen (trigger, mid-turn, the breaker). */
+  held?: string
+  /** The open breaker that held it. */
+  breaker?: BreakerStatus
 }
 
 export function makeProxy(deps: ProxyDeps) {
@@ -84,9 +95,11 @@ export function makeProxy(deps: ProxyDeps) {
     const model = typeof call.body.model === 'string' ? call.body.model : undefined
     // Nothing compactd can read or change: the provider answers (and words its own errors).
     if ('none' in conversation || model === undefined || conversation.messages.length === 0) return pass(0)
-    const threshold = givenThreshold(call.headers)
     const focus = givenFocus(call.headers)
     const sessionGiven = givenSession(call.headers)
+    const trigger = await triggerOf(caller.tenantId, call.headers, sessionGiven)
+    if (trigger.mode === 'off') return pass(0)
+    const compactNow = givenCompactNow(call.headers)
     const counted = await deps.estimate(caller, {
       messages: conversation.messages,
       format: call.format,
@@ -94,8 +107,9 @@ export function makeProxy(deps: ProxyDeps) {
       ...(conversation.system !== undefined ? { system: conversation.system } : {}),
       ...(Array.isArray(call.body.tools) ? { tools: call.body.tools } : {}),
     } as EstimateInput)
+    const threshold = trigger.threshold === undefined ? undefined : trigger.threshold >= 1 ? Math.floor(trigger.threshold) : Math.floor(trigger.threshold * counted.contextLimit)
     const limit = threshold ?? counted.threshold
-    if (counted.totalTokens < limit) return pass(counted.totalTokens)
+    if (counted.totalTokens < limit && !compactNow) return pass(counted.totalTokens)
 
     const sessionId = sessionGiven ?? derivedSession(caller.tenantId, conversation.system, conversation.messages)
     const texts = messageTexts(conversation.messages)
@@ -105,17 +119,29 @@ export function makeProxy(deps: ProxyDeps) {
       if (replayed) {
         const candidate: RequestConversation = { messages: replayed, ...withSystem(stored.system ?? conversation.system) }
         const recount = await deps.estimate(caller, { messages: candidate.messages, format: call.format, model, ...withSystem(candidate.system), ...(Array.isArray(call.body.tools) ? { tools: call.body.tools } : {}) } as EstimateInput)
-        if (recount.totalTokens < limit) {
+        if (recount.totalTokens < limit && !compactNow) {
           const json = call.wire.withConversation(call.body, candidate)
           return { outcome: 'reused', body: JSON.stringify(json), json, tokensBefore: counted.totalTokens, tokensAfter: recount.totalTokens, sessionId, checkpointNum: stored.checkpointNum }
         }
       }
     }
 
+    // An automatic compaction may be held: by the trigger, mid-turn, or an open breaker.
+    if (!compactNow) {
+      const held = (why: string, breaker?: BreakerStatus): Decision => ({ ...pass(counted.totalTokens), sessionId, held: why, ...(breaker ? { breaker } : {}) })
+      if (trigger.mode === 'manual') return held('trigger mode manual: only x-compactd-compact: now compacts')
+      if (trigger.notMidTurn && midTurn(parseConversation(conversation.messages, { format: call.format, system: conversation.system }).messages)) return held('notMidTurn: the last assistant message has tool calls without results')
+      const open = await deps.breaker?.refusal(caller.tenantId, sessionId, 'proxy')
+      if (open) return held(`the compaction breaker is open: ${open.reason}`, open)
+    }
+
     // Compact the whole history (the archive gets every message once), to a share of the
     // threshold: the next turns then fit under this same prefix.
     const targetTokens = Math.max(1, Math.floor(limit * config.PROXY_COMPACT_TO) - counted.toolsTokens)
-    const compacted = await compactOrRefuse(caller, { messages: conversation.messages, format: call.format, model, ...withSystem(conversation.system), targetTokens, sessionId, ...(focus ? { focus } : {}) } as CompactRequest, limit)
+    const compacted = await compactOrRefuse(caller, { messages: conversation.messages, format: call.format, model, ...withSystem(conversation.system), targetTokens, sessionId, ...(focus ? { focus } : {}) } as CompactRequest, limit, !compactNow)
+    if (!compactNow && compacted.compacted) {
+      await deps.breaker?.recordAutomatic(caller.tenantId, sessionId, { messages: conversation.messages.length, freedTokens: Math.max(0, compacted.event.tokensBefore - compacted.event.tokensAfter), windowTokens: counted.contextLimit })
+    }
     const recipe = prefixRecipe(texts, compacted.messages, conversation.system)
     // What compactd wrote (the summary, masked results) holds no secret in clear: not in
     // the database, and, so that every later request sends the same bytes, not upstream.
@@ -128,6 +154,19 @@ export function makeProxy(deps: ProxyDeps) {
     const messages = replayPrefix(prefix, conversation.messages, texts, conversation.system)!
     const json = call.wire.withConversation(call.body, { messages, ...withSystem(system ?? conversation.system) })
     return { outcome: 'compacted', body: JSON.stringify(json), json, tokensBefore: counted.totalTokens, tokensAfter: compacted.event.tokensAfter + counted.toolsTokens, sessionId, checkpointNum }
+  }
+
+  /** The trigger: the headers', else the named session's stored one, else auto at the model's threshold. */
+  async function triggerOf(tenantId: string, headers: IncomingHttpHeaders, sessionId: string | undefined): Promise<{ mode: 'off' | 'manual' | 'auto'; threshold?: number; notMidTurn?: boolean }> {
+    const mode = givenTrigger(headers)
+    const threshold = givenThreshold(headers)
+    const notMidTurn = givenNotMidTurn(headers)
+    const stored = sessionId ? (await readSession(db, tenantId, sessionId))?.settings.trigger : undefined
+    return {
+      mode: mode ?? stored?.mode ?? 'auto',
+      ...((threshold ?? stored?.threshold) !== undefined ? { threshold: threshold ?? stored?.threshold } : {}),
+      ...((notMidTurn ?? stored?.notMidTurn) !== undefined ? { notMidTurn: notMidTurn ?? stored?.notMidTurn } : {}),
+    }
   }
 
   /** The session of a request that was not compacted (the recall loop searches its archive). */
@@ -148,9 +187,9 @@ export function makeProxy(deps: ProxyDeps) {
   }
 
   /** A compaction that cannot fit is the provider's own context-length error, in its shape. */
-  async function compactOrRefuse(caller: Caller, input: CompactRequest, limit: number): Promise<CompactResponse> {
+  async function compactOrRefuse(caller: Caller, input: CompactRequest, limit: number, automatic: boolean): Promise<CompactResponse> {
     try {
-      return await deps.compact(caller, input)
+      return await deps.compact(caller, input, { automatic })
     } catch (err) {
       const code = (err as { code?: unknown }).code
       if (code === 'budget_unreachable') {
@@ -177,6 +216,11 @@ export function makeProxy(deps: ProxyDeps) {
     if (decision.tokensBefore > 0) {
       headers['x-compactd-tokens-before'] = String(decision.tokensBefore)
       headers['x-compactd-tokens-after'] = String(decision.tokensAfter)
+    }
+    if (decision.held) headers['x-compactd-held'] = decision.held.replace(/[^\x20-\x7e]/g, '?')
+    if (decision.breaker) {
+      headers['x-compactd-breaker'] = 'open'
+      headers['retry-after'] = String(decision.breaker.retryAfterSeconds ?? 1)
     }
     if (decision.outcome !== 'passthrough') {
       headers['x-compactd-prefix'] = decision.outcome === 'reused' ? 'reused' : 'new'

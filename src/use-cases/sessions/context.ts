@@ -15,6 +15,9 @@ import type { UseCaseDeps } from '../deps.ts'
 import type { contextQuery, contextResponse, continuationResponse } from '../shapes/sessions.ts'
 import { modelFor, thresholdOrRefuse } from '../model-budget.ts'
 import { contextCompactionBytes } from './context-compaction.ts'
+import { foldedPins, holdOf, sessionContract } from './context-controls.ts'
+import { breakerOpen, type Breaker } from '../compact/breaker.ts'
+import { unkeptError } from '../compact/contract.ts'
 import { displayText, type SummaryView } from './summary-cache.ts'
 import { sessionNotFound } from './not-found.ts'
 import { SUMMARY_UNAVAILABLE } from './summary.ts'
@@ -25,6 +28,7 @@ export type ContextResult = z.infer<typeof contextResponse>
 export type ContinuationResult = z.infer<typeof continuationResponse>
 
 export type SessionContextDeps = Pick<UseCaseDeps, 'db' | 'config' | 'compute' | 'metrics'> & {
+  breaker: Pick<Breaker, 'refusal' | 'recordAutomatic'>
   /** The summary as GET /summary reads it (the continuation is read from it, with its fallback). */
   getSummary(tenantId: string, sessionId: string): Promise<{ status: 200 | 503; view: SummaryView }>
 }
@@ -55,7 +59,10 @@ export function makeSessionContext(deps: SessionContextDeps) {
         const evicted = await messagesWithStatus(trx, tenantId, sessionId, 'evicted')
         const window = await messagesWithStatus(trx, tenantId, sessionId, 'window')
         const summary = await latestSummary(trx, tenantId, sessionId)
-        return { session, rows: [...evicted, ...window].sort((a, b) => a.seq - b.seq), evicted: evicted.length, summary }
+        const live = [...evicted, ...window]
+        // Pinned messages already folded into the summary come back verbatim, with their tool pairs.
+        const pinned = await foldedPins(trx, tenantId, sessionId, session.settings, live)
+        return { session, rows: [...pinned, ...live].sort((a, b) => a.seq - b.seq), evicted: evicted.length, summary }
       })
     if (!snap) throw sessionNotFound(sessionId)
     const { settings } = snap.session
@@ -78,6 +85,8 @@ export function makeSessionContext(deps: SessionContextDeps) {
     const summaryText = snap.summary ? displayText(snap.summary.content).trim() : ''
     if (summaryText) head.push(createdSystemMessage(`Summary of the earlier part of this session (rolling summary, version ${snap.summary!.version}):\n\n${summaryText}`, sessionFormat))
     const messages = [...head, ...all.filter((m) => !isSystemLike(m))]
+    const pinSeqs = new Set(settings.pin ?? [])
+    const pin = all.flatMap((m, i) => (pinSeqs.has(snap.rows[i]!.seq) ? [m.index] : []))
 
     const options: CompactOptions = {
       ...DEFAULT_COMPACT_OPTIONS,
@@ -88,23 +97,43 @@ export function makeSessionContext(deps: SessionContextDeps) {
       keepRecent: config.COMPACTION_KEEP_RECENT,
       strategy: offlinePipeline(config.COMPACTION_DEFAULT_STRATEGY),
       maxSummaryTokens: config.COMPACTION_MAX_SUMMARY_TOKENS,
+      ...(settings.focus ? { focus: settings.focus } : {}),
+      ...(settings.thinking ? { thinking: settings.thinking } : {}),
     }
+    const breakerStatus = await deps.breaker.refusal(tenantId, sessionId, 'context')
+    const hold = holdOf(settings.trigger, messages, model.contextLimit, breakerStatus)
     // CPU work: the compute pool (a small session stays inline).
     let tokens = 0
     for (const r of snap.rows) tokens += r.tokens
-    const task = { messages, options, model: q.model ?? settings.model, format }
-    const run = deps.compute.run('context', task, { bytes: contextCompactionBytes(tokens + (snap.summary?.content.length ?? 0) / 4), cacheScope: tenantId })
-    const result = await run.catch((err: unknown) => {
-      // Name the query parameter the caller set, with the reachable minimum.
-      if (err instanceof CompactionError && err.code === 'budget_unreachable') {
-        throw new ApiError(422, 'budget_unreachable', err.message, [{ path: 'querystring.budget', message: `at least ${String(err.details.minimumTokens)} tokens are needed` }], {
-          budget,
-          minimumTokens: err.details.minimumTokens,
-        })
-      }
-      throw err
-    })
-    if (result.compacted) deps.metrics?.onCompaction(result.event)
+    const bytes = contextCompactionBytes(tokens + (snap.summary?.content.length ?? 0) / 4)
+    const run = (pins: number[]) => {
+      const task = { messages, options: { ...options, ...(pins.length ? { pin: pins } : {}) }, model: q.model ?? settings.model, format, ...hold }
+      return deps.compute.run('context', task, { bytes, cacheScope: tenantId }).catch((err: unknown) => {
+        // Name the query parameter the caller set, with the reachable minimum.
+        if (err instanceof CompactionError && err.code === 'budget_unreachable') {
+          if (pins.length || settings.preserve?.length) throw unkeptError({ pin: settings.pin ?? [], preserve: settings.preserve ?? [] }, budget)
+          throw new ApiError(422, 'budget_unreachable', err.message, [{ path: 'querystring.budget', message: `at least ${String(err.details.minimumTokens)} tokens are needed` }], {
+            budget,
+            minimumTokens: err.details.minimumTokens,
+          })
+        }
+        throw err
+      })
+    }
+    const contract = sessionContract(settings, snap.rows, messages, summaryText, format === sessionFormat ? format : undefined)
+    let result = await run(pin)
+    let unkept = result.compacted ? contract.unkept(result) : undefined
+    if (unkept?.preserve.length) {
+      result = await run([...new Set([...pin, ...contract.pinsFor(unkept.preserve)])])
+      unkept = result.compacted ? contract.unkept(result) : undefined
+    }
+    if (unkept && (unkept.pin.length || unkept.preserve.length)) throw unkeptError(unkept, budget)
+    if (breakerStatus && result.event.tokensAfter > budget) throw breakerOpen(sessionId, breakerStatus)
+    if (result.compacted) {
+      deps.metrics?.onCompaction(result.event)
+      const lastSeq = snap.rows.at(-1)?.seq ?? 0
+      await deps.breaker.recordAutomatic(tenantId, sessionId, { messages: lastSeq, freedTokens: Math.max(0, result.event.tokensBefore - result.event.tokensAfter), windowTokens: budget })
+    }
     return {
       sessionId,
       format,
@@ -115,6 +144,8 @@ export function makeSessionContext(deps: SessionContextDeps) {
       strategy: result.strategy,
       summaryVersion: snap.summary?.version ?? 0,
       stale: snap.evicted > 0,
+      ...(result.reason ? { reason: result.reason } : {}),
+      ...(contract.report ? { contract: contract.report } : {}),
       messages: result.messages.map((m) => withoutTimestamps(m, format)),
       ...(result.system !== undefined ? { system: result.system } : {}),
     }

@@ -11,6 +11,7 @@
 import type { ArchiveIndexer } from '../archive/indexer.ts'
 import type { UseCaseDeps } from '../deps.ts'
 import { makeAppendMessages } from './append.ts'
+import { makeBreaker, type Breaker } from '../compact/breaker.ts'
 import { makeSessionContext } from './context.ts'
 import { makeSessionSettings } from './settings.ts'
 import { SummaryCache } from './summary-cache.ts'
@@ -21,6 +22,8 @@ export type SessionsDeps = Pick<UseCaseDeps, 'db' | 'config' | 'summarizers' | '
   summaryReadTimeoutMs?: number
   /** Indexes what evictions archive, after the append's transaction. */
   archiveIndexer?: ArchiveIndexer
+  /** The sessions' compaction circuit breaker (GET /context's automatic compactions); default: one on `db`. */
+  breaker?: Breaker
 }
 
 export function makeSessions(deps: SessionsDeps) {
@@ -31,7 +34,7 @@ export function makeSessions(deps: SessionsDeps) {
     ...makeSessionSettings({ ...deps, cache }),
     appendMessages: makeAppendMessages(deps),
     ...summary,
-    ...makeSessionContext({ ...deps, getSummary: summary.getSummary }),
+    ...makeSessionContext({ ...deps, breaker: deps.breaker ?? makeBreaker(deps), getSummary: summary.getSummary }),
   }
 }
 

@@ -62,3 +62,51 @@ export const cacheEconomicsSchema = z
     estimated: z.boolean().describe("true: the plan's estimate, checked before any summarizer was paid; false: the result's figures."),
   })
   .describe('The cache economics of this compaction (with `cache` or `cachePolicy`).')
+
+export const triggerSchema = z
+  .object({
+    mode: z
+      .enum(['off', 'manual', 'auto'])
+      .describe('`auto` (default): GET /context and the proxy compact past the threshold. `manual`: only POST /compact (or the proxy\'s `x-compactd-compact: now`) compacts. `off`: nothing compacts this session, POST /compact with its id included (a 409).'),
+    threshold: z
+      .number()
+      .gt(0)
+      .max(100_000_000)
+      .optional()
+      .describe("`auto` compacts past this many tokens (a number ≥ 1) or this share of the model's window (a number < 1). Default: the budget (GET /context) or the model's threshold (the proxy)."),
+    notMidTurn: z.boolean().optional().describe('Never compact automatically while the last assistant message has tool calls without results.'),
+  })
+  .strict()
+  .describe('When automatic compaction happens.')
+
+/** The controls a session stores (PUT /sessions/:id) and GET /context and the proxy apply. */
+export const sessionControlFields = {
+  pin: z
+    .array(z.int().min(1))
+    .max(1_000)
+    .nullable()
+    .optional()
+    .describe('Seqs (GET /sessions/:id/messages) of messages GET /context always sends verbatim, with their tool pairs, even once folded into the summary. Checked on every /context: what its budget cannot hold is a 422 `contract_unkept`. null removes the pins.'),
+  preserve: z
+    .array(z.string().min(1).max(2_000))
+    .max(100)
+    .nullable()
+    .optional()
+    .describe('Strings GET /context and POST /compact (with this sessionId) must keep; a string not in the conversation yet is listed in `contract.absent`, not an error. null removes them.'),
+  focus: z.string().max(2_000).nullable().optional().describe("What the session's compactions give room to (see POST /compact `focus`). null removes it."),
+  thinking: thinkingPolicySchema.nullable().optional(),
+  trigger: triggerSchema.nullable().optional(),
+}
+
+export const breakerStatusSchema = z
+  .object({
+    state: z.enum(['closed', 'open']).describe('`open`: automatic compactions (the proxy, GET /context) of this session are refused.'),
+    reason: z.string().optional().describe('Why it opened.'),
+    retryAfterSeconds: z.int().optional().describe('Seconds until an automatic compaction is tried again.'),
+    openedAt: z.string().optional().describe('ISO 8601.'),
+    recent: z
+      .array(z.object({ at: z.string(), messages: z.int(), freedTokens: z.int(), windowTokens: z.int() }))
+      .describe('The latest automatic compactions since the last manual one or reset, oldest first: when, at how many messages, what they freed of which window.'),
+  })
+  .meta({ id: 'BreakerStatus' })
+  .describe("The session's compaction circuit breaker (BREAKER_* settings; docs/api.md \"Circuit breaker\").")

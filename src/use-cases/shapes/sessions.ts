@@ -10,6 +10,7 @@ import { OFFLINE_STRATEGY_NAMES } from '../../engine/compaction/strategies/index
 import { BATCH_SIZE, DEFAULT_SUMMARY_BUDGET, DEFAULT_WINDOW_MESSAGES, DEFAULT_WINDOW_TOKENS } from '../../sessions/repository.ts'
 import { formatField, messagesField, modelField, storable, formatEnum } from './common.ts'
 import { updateStateSchema } from './session-summary.ts'
+import { sessionControlFields } from './controls.ts'
 
 const summarizerField = z
   .strictObject({
@@ -28,6 +29,7 @@ const systemValue = storable(
 )
 
 const settingsFields = {
+  ...sessionControlFields,
   format: formatField.describe("Format of the session's messages (openai, anthropic, ai-sdk). Set by the first append when omitted; it cannot change once messages are stored."),
   model: storable(modelField).describe('Model the session talks to: sets token counting and the default /context budget. Default: DEFAULT_MODEL.'),
   windowMessages: z
@@ -81,6 +83,11 @@ const settingsSchema = z
     batchSize: z.int().describe('Evicted exchanges per background update.'),
     mode: z.enum(['rules', 'llm']).describe('Summary mode.'),
     summarizer: z.object({ provider: z.string(), model: z.string().optional() }).optional().describe('Summarizer of llm mode.'),
+    pin: z.array(z.int()).optional().describe('Pinned message seqs.'),
+    preserve: z.array(z.string()).optional().describe('Strings every compaction keeps.'),
+    focus: z.string().optional().describe("What the compactions give room to."),
+    thinking: z.object({ keep: z.union([z.int(), z.literal('all')]) }).optional().describe('The thinking policy.'),
+    trigger: z.object({ mode: z.enum(['off', 'manual', 'auto']), threshold: z.number().optional(), notMidTurn: z.boolean().optional() }).optional().describe('When automatic compaction happens.'),
   })
   .describe("The session's settings.")
 
@@ -197,6 +204,15 @@ export const contextResponse = z
     strategy: z.string().describe(`What trimmed it: none, or an offline strategy (${OFFLINE_STRATEGY_NAMES.join(', ')}).`),
     summaryVersion: z.int().describe('The summary version included (0: none yet).'),
     stale: z.boolean().describe('True when evicted messages were not yet in the summary: they are included verbatim (or compacted) instead, so nothing is lost.'),
+    reason: z.string().optional().describe("Why the context was not compacted though it is over the budget: the session's trigger (mode, threshold, notMidTurn)."),
+    contract: z
+      .object({
+        pinned: z.array(z.int()).describe('Seqs of the pinned messages, each checked present (byte for byte in the session\'s format).'),
+        preserved: z.array(z.string()).describe('Preserved strings, each checked present.'),
+        absent: z.array(z.string()).describe('Preserved strings the session does not hold (yet): nothing to keep.'),
+      })
+      .optional()
+      .describe("With the session's `pin` or `preserve`: what the contract checked (a 200 means all of it held)."),
     messages: z.array(z.unknown()).describe('Ready to send: system messages, the summary, messages awaiting summary, then the recent window. Valid for the provider (tool calls keep their results).'),
     system: z.unknown().optional().describe('Anthropic: the top-level system prompt (system messages and the summary).'),
   })
