@@ -176,8 +176,8 @@ export default async function checkpointRoutes(app: FastifyInstance) {
       summary: "Close a session's compaction circuit breaker and clear its history",
       description: 'Automatic compactions (the proxy, GET /context) of the session run again. A successful manual compaction (POST /compact with the sessionId) does the same.',
       params: sessionParams,
-      response: { 200: z.object({ sessionId: z.string(), breaker: breakerStatusSchema }).meta({ id: 'BreakerReset' }), ...standardErrorResponses },
+      response: { 200: z.object({ sessionId: z.string(), breaker: breakerStatusSchema }).meta({ id: 'BreakerReset' }), ...errors },
     },
-    handler: async (req) => ({ sessionId: req.params.id, breaker: await app.useCases.breaker.close(req.tenant.tenantId, req.params.id) }),
+    handler: async (req) => ({ sessionId: req.params.id, breaker: await app.useCases.breaker.reset(req.tenant.tenantId, req.params.id) }),
   })
 }

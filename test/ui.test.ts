@@ -314,6 +314,38 @@ t.test('the dashboard in chromium', { skip: SKIP }, async (t) => {
   const textIn = (selector: string, re: RegExp) =>
     page.waitForFunction(([s, r]) => new RegExp(r).test((globalThis as any).document.querySelector(s)?.textContent ?? ''), [selector, re.source] as const, { timeout: 20_000 })
 
+  await t.test("preview: pins and a focus go with the request, and the contract it kept is shown (issue 24)", async (t) => {
+    await page.goto(`${base}/ui/#/preview`)
+    const conversation = toolConversation(40, 0, UI_TASK)
+    // The form keeps the previous test's choices (an agent log, a model): back to plain messages.
+    await page.selectOption('#conv-kind', 'auto')
+    await page.locator('#opt-model').fill('')
+    await page.getByLabel(/^Conversation/).fill(JSON.stringify(conversation))
+    await page.getByLabel('Budget (tokens)').fill('3500')
+    await page.getByLabel('keepRecent').fill('2')
+    await page.getByLabel('Pin (message indices)').fill('5, 6')
+    await page.getByLabel('Focus').fill('the cache layer')
+    const sent: Record<string, unknown>[] = []
+    const listener = (r: { url(): string; method(): string; postDataJSON(): unknown }) => {
+      if (r.url().endsWith('/compact') && r.method() === 'POST') sent.push(r.postDataJSON() as Record<string, unknown>)
+    }
+    page.on('request', listener)
+    await page.getByRole('button', { name: 'Preview' }).click()
+    await page.waitForSelector('[data-testid=preview-contract]', { timeout: 30_000 })
+    page.off('request', listener)
+    t.match(sent[0], { pin: [5, 6], focus: 'the cache layer' })
+    t.match(await page.textContent('[data-testid=preview-contract]'), /pinned messages 5, 6/)
+    t.same(await unlabelled(), [], 'every control has a label')
+  })
+
+  await t.test("a session page shows its compaction breaker (issue 24)", async (t) => {
+    const id = 'ui-breaker'
+    await ok({ method: 'POST', url: '/compact', payload: { messages: toolConversation(20, 1, UI_TASK), targetTokens: 2500, sessionId: id } })
+    await page.goto(`${base}/ui/#/s/${id}`)
+    await page.waitForSelector('[data-testid=session-breaker]', { timeout: 30_000 })
+    t.match(await page.textContent('[data-testid=session-breaker]'), /closed/)
+  })
+
   await t.test('a session page shows the context the model gets now (GET /context)', async (t) => {
     const context = (await ok({ method: 'GET', url: '/sessions/ui-edit/context' })).json()
     await timed(`${base}/ui/#/s/ui-edit`, '[data-testid=context-messages] li')

@@ -32,6 +32,7 @@ export async function changeBreaker(db: Kysely<Database>, tenantId: string, sess
 }
 
 /** A manual compaction or a reset: the row goes (a session without one is closed). */
-export async function clearBreaker(db: Kysely<Database>, tenantId: string, sessionId: string): Promise<void> {
-  await db.deleteFrom('compaction_breakers').where('tenant_id', '=', tenantId).where('session_id', '=', sessionId).execute()
+export async function clearBreaker(db: Kysely<Database>, tenantId: string, sessionId: string): Promise<boolean> {
+  const res = await db.deleteFrom('compaction_breakers').where('tenant_id', '=', tenantId).where('session_id', '=', sessionId).executeTakeFirst()
+  return Number(res.numDeletedRows) > 0
 }

@@ -40,11 +40,40 @@ const SESSION = '/sessions/agent-run-42'
 const example = (file: string) => fs.readFileSync(path.join(ROOT, 'docs/examples', file), 'utf8')
 const compactRequest = () => JSON.parse(example('compact.json')) as Record<string, unknown>
 
+/** An Anthropic tool loop: two finished turns and one in progress, each with its signed thinking. */
+function thinkingConversation(): unknown[] {
+  const thought = (n: number, text: string) => ({ type: 'thinking', thinking: text, signature: `EqQBCkgIARABGAIiQL${n}example-signature` })
+  return [
+    { role: 'user', content: 'Why does GET /users time out?' },
+    { role: 'assistant', content: [thought(1, 'The handler awaits the pool, and the pool has 2 connections while the load test runs 50 clients. Check the pool size first, then the query plan.'), { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/db.ts' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'export const pool = new Pool({ max: 2 })' }] },
+    { role: 'assistant', content: [thought(2, 'max: 2 confirms it: every request past the second waits for a connection.'), { type: 'text', text: 'The pool allows 2 connections; raise it to 20.' }] },
+    { role: 'user', content: 'Raise it and run the load test.' },
+    { role: 'assistant', content: [thought(3, 'Edit src/db.ts, then run the load test with 50 clients and compare p99.'), { type: 'tool_use', id: 'toolu_2', name: 'edit_file', input: { path: 'src/db.ts', old_str: 'max: 2', new_str: 'max: 20' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'Edited src/db.ts' }] },
+  ]
+}
+
 /** Sends and records one step. */
 async function step(ctx: ChainContext, doc: string, name: string, status: number, method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<Answer> {
   const answer = await ctx.send(method, url, body, headers)
   ctx.emit(doc, name, answer, status)
   return answer
+}
+
+/** A session's stored controls applied by /context (docs/api.md "A session's controls"). */
+async function sessionControls(ctx: ChainContext): Promise<void> {
+  const url = '/sessions/pinned-rules'
+  await ctx.send('PUT', url, { format: 'openai', windowMessages: 4, batchSize: 1000, pin: [2], preserve: ['port 8443'], trigger: { mode: 'auto', notMidTurn: true } })
+  const history: unknown[] = [
+    { role: 'system', content: 'You are a coding agent.' },
+    { role: 'user', content: 'Rule: never edit files under vendor/.' },
+    { role: 'assistant', content: 'Understood: vendor/ stays untouched.' },
+    { role: 'user', content: 'The staging service listens on port 8443.' },
+  ]
+  for (let i = 0; i < 12; i++) history.push(...exchange(i, { padding: 6 }))
+  await ctx.send('POST', `${url}/messages`, { messages: history })
+  await step(ctx, API, 'context-controls', 200, 'GET', `${url}/context?budget=900`)
 }
 
 async function estimates(ctx: ChainContext): Promise<void> {
@@ -71,6 +100,8 @@ async function compactions(ctx: ChainContext): Promise<void> {
   await step(ctx, API, 'compact-summarizer-baseurl', 400, 'POST', '/compact', { ...compactRequest(), strategy: 'llm', summarizer: { provider: 'openai', baseURL: 'http://169.254.169.254/v1' } })
   await step(ctx, API, 'compact-summarizer-model', 400, 'POST', '/compact', { ...compactRequest(), strategy: 'llm', summarizer: { provider: 'openai', model: 'gpt-4.1' } })
   await step(ctx, API, 'compact-keep-both', 400, 'POST', '/compact', { ...compactRequest(), keepRecent: 4, keepRecentTokens: 2000 })
+  await step(ctx, API, 'compact-thinking', 200, 'POST', '/compact', { format: 'anthropic', model: 'claude-sonnet-4-5', thinking: { keep: 1 }, messages: thinkingConversation() })
+  await step(ctx, API, 'compact-cache-economics', 200, 'POST', '/compact', { ...compactRequest(), model: 'claude-sonnet-4-5', cache: { cachedPrefixTokens: 1500 }, cachePolicy: 'when-profitable' })
 
   // The llm strategy, against the fake provider: the session's second compaction, then a
   // provider that answers 429 every time (the first call and both retries).
@@ -100,6 +131,7 @@ async function compactions(ctx: ChainContext): Promise<void> {
   ctx.emit(API, 'checkpoint-folded-summary', { ...page2, text: folded?.summary ?? page2.text }, 200)
   await step(ctx, API, 'checkpoint-folded-away', 404, 'GET', `${SESSION}/checkpoints/1`)
   await step(ctx, API, 'checkpoint-stats', 200, 'GET', `${SESSION}/stats`)
+  await step(ctx, API, 'breaker-reset', 200, 'POST', `${SESSION}/breaker/reset`)
 }
 
 async function imports(ctx: ChainContext): Promise<void> {
@@ -131,6 +163,7 @@ async function session(ctx: ChainContext): Promise<void> {
   await step(ctx, API, 'context-anthropic', 200, 'GET', `${SESSION}/context?budget=4000&format=anthropic`)
   await step(ctx, API, 'context-budget-unreachable', 422, 'GET', `${SESSION}/context?budget=200`)
   await step(ctx, API, 'continuation', 200, 'GET', `${SESSION}/continuation`)
+  await sessionControls(ctx)
 
   const edit = ctx.requestBody(API, 'summary-put')
   await step(ctx, API, 'summary-put', 200, 'PUT', `${SESSION}/summary`, edit)

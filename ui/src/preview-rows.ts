@@ -30,6 +30,8 @@ export interface CompactResult {
   event: { tokensBefore: number; tokensAfter: number; compressionRatio: number; summaryTokens: number; durationMs: number }
   summary?: { text: string; index: number }
   fallbacks: { strategy: string; reason: string }[]
+  /** With pins or preserved strings: what the contract checked. */
+  contract?: { pinned: number[]; preserved: string[] }
 }
 export interface Estimate {
   model: string

@@ -64,6 +64,14 @@ function parseInput(text: string): { messages: unknown[]; system?: unknown } {
   throw new Error('expected a JSON array of messages, or an object with "messages" (and optionally "system")')
 }
 
+/** "1, 4 7" → [1, 4, 7]: the pin field's indices (anything else is left out). */
+function pinList(text: string): number[] {
+  return text
+    .split(/[\s,]+/)
+    .filter((p) => /^\d+$/.test(p))
+    .map(Number)
+}
+
 export function Preview() {
   const [text, setText] = useState('')
   const [kind, setKind] = useState('auto')
@@ -74,6 +82,9 @@ export function Preview() {
   const [formats, setFormats] = useState<FormatsInfo['formats']>([])
   const [strategy, setStrategy] = useState(0)
   const [keepRecent, setKeepRecent] = useState('10')
+  // Issue 24's controls: pinned message indices ("2, 5") and an additive focus.
+  const [pins, setPins] = useState('')
+  const [focus, setFocus] = useState('')
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
   const [out, setOut] = useState<Outcome | null>(null)
@@ -122,6 +133,8 @@ export function Preview() {
         ...(budget ? { targetTokens: Number(budget) } : {}),
         ...(keepRecent !== '' ? { keepRecent: Number(keepRecent) } : {}),
         ...(menu[strategy]?.strategy ? { strategy: menu[strategy].strategy } : {}),
+        ...(pinList(pins).length ? { pin: pinList(pins) } : {}),
+        ...(focus.trim() ? { focus: focus.trim() } : {}),
         force: true,
       }
       const estimate = await api<Estimate>('/estimate', { method: 'POST', body: { messages: conv.messages, ...(conv.system !== undefined ? { system: conv.system } : {}), ...(format ? { format } : {}), ...modelField } })
@@ -184,6 +197,12 @@ export function Preview() {
           </select>
           <label for="opt-keep">keepRecent</label>
           <input id="opt-keep" type="number" min={0} value={keepRecent} onInput={(e) => setKeepRecent(e.currentTarget.value)} />
+        </div>
+        <div class="toolbar">
+          <label for="opt-pin">Pin (message indices)</label>
+          <input id="opt-pin" value={pins} placeholder="e.g. 1, 4" size={12} title="Kept verbatim, byte for byte, with their tool pairs; a 422 when the budget cannot hold them" onInput={(e) => setPins(e.currentTarget.value)} />
+          <label for="opt-focus">Focus</label>
+          <input id="opt-focus" value={focus} placeholder="what the summary should give room to" size={40} onInput={(e) => setFocus(e.currentTarget.value)} />
           <button type="submit" disabled={busy || !text.trim()}>
             {busy ? 'Running…' : 'Preview'}
           </button>
@@ -211,6 +230,12 @@ function PreviewResult({ rows, summaryRow, dry, real, before, model, modelSource
         {real && (real.compacted ? ` Compacted: ${fmtInt(real.event.tokensBefore)} → ${fmtInt(real.event.tokensAfter)} tokens (×${real.event.compressionRatio}), strategy ${real.strategy}, ${real.event.durationMs} ms.` : ` Not compacted: ${real.reason ?? ''}`)}
         {!real && ` ${dry.reason ?? ''}`}
       </p>
+      {final.contract && (
+        <p class="muted" data-testid="preview-contract">
+          Contract kept: {final.contract.pinned.length ? `pinned messages ${final.contract.pinned.join(', ')}` : 'no pins'}
+          {final.contract.preserved.length ? `; strings ${final.contract.preserved.join(', ')}` : ''}.
+        </p>
+      )}
       {final.fallbacks.length > 0 && <p class="muted">Fallbacks: {final.fallbacks.map((f) => `${f.strategy} (${f.reason})`).join('; ')}</p>}
       <ul class="legend" aria-label="Legend">
         {(['keep', 'mask', 'condense', 'summarize', 'drop'] as Action[]).map((a) => (

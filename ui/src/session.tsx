@@ -53,6 +53,8 @@ interface Stats {
   tokensSaved: number
   totalSummaryCostUsd: number
   averageCompressionRatio: number
+  /** The compaction circuit breaker (an older server sends none). */
+  breaker?: { state: 'closed' | 'open'; reason?: string; retryAfterSeconds?: number; recent: unknown[] }
 }
 
 const orNull = <T,>(p: Promise<T>): Promise<T | null> => p.catch((e) => (e instanceof ApiError && e.status === 404 ? null : Promise.reject(e)))
@@ -150,6 +152,16 @@ export function SessionPage({ id }: { id: string }) {
               <dd>
                 {fmtInt(stats.tokensSaved)} (average ratio {stats.averageCompressionRatio}, cost ${stats.totalSummaryCostUsd.toFixed(4)})
               </dd>
+              {stats.breaker && (
+                <>
+                  <dt>Compaction breaker</dt>
+                  <dd data-testid="session-breaker" class={stats.breaker.state === 'open' ? 'error' : undefined}>
+                    {stats.breaker.state === 'open'
+                      ? `open: ${stats.breaker.reason ?? ''} (automatic compactions retried in ${fmtInt(stats.breaker.retryAfterSeconds ?? 0)} s, or after a manual compaction or POST …/breaker/reset)`
+                      : `closed · ${fmtInt(stats.breaker.recent.length)} recent automatic compactions`}
+                  </dd>
+                </>
+              )}
             </>
           )}
         </dl>

@@ -43,6 +43,7 @@ from ._schema import (
     SessionMessagePage,
     SessionSettingsRequestInput,
     SessionStats,
+    BreakerReset,
     SessionSummary,
     StrategiesResponse,
     SummaryRefresh,
@@ -162,6 +163,11 @@ class Client:
     @route("GET /sessions/{id}/stats")
     def get_stats(self, session_id: str) -> SessionStats:
         return cast(SessionStats, self._call("GET /sessions/{id}/stats", path={"id": session_id}).data)
+
+    @route("POST /sessions/{id}/breaker/reset")
+    def reset_breaker(self, session_id: str) -> BreakerReset:
+        """Closes the session's compaction circuit breaker and clears its history."""
+        return cast(BreakerReset, self._call("POST /sessions/{id}/breaker/reset", path={"id": session_id}).data)
 
     # -- sessions -------------------------------------------------------------------
 

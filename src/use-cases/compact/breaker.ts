@@ -7,6 +7,8 @@
  */
 import type { Config } from '../../config.ts'
 import { changeBreaker, clearBreaker, readBreaker } from '../../checkpoints/breakers.ts'
+import { sessionStats } from '../../checkpoints/repository.ts'
+import { getSession } from '../../sessions/repository.ts'
 import { breakerStatus, recordAutomatic, type BreakerSettings, type BreakerStatus } from '../../engine/compaction/breaker.ts'
 import { ApiError } from '../../errors.ts'
 import type { UseCaseDeps } from '../deps.ts'
@@ -73,9 +75,19 @@ export function makeBreaker(deps: BreakerDeps) {
       return breakerStatus(next, now)
     },
 
-    /** A successful manual compaction, or a reset: closed, its history cleared. */
+    /** A successful manual compaction: closed, its history cleared. */
     async close(tenantId: string, sessionId: string): Promise<BreakerStatus> {
       await clearBreaker(db, tenantId, sessionId)
+      return breakerStatus({ recent: [] }, new Date())
+    },
+
+    /** POST /sessions/:id/breaker/reset: as close; a session this tenant has no trace of (no breaker, checkpoint or stored session) is a 404. */
+    async reset(tenantId: string, sessionId: string): Promise<BreakerStatus> {
+      const had = await clearBreaker(db, tenantId, sessionId)
+      if (!had) {
+        const [session, stats] = await Promise.all([getSession(db, tenantId, sessionId), sessionStats(db, tenantId, sessionId)])
+        if (!session && stats.checkpoints === 0) throw new ApiError(404, 'not_found', `no session ${JSON.stringify(sessionId)}`)
+      }
       return breakerStatus({ recent: [] }, new Date())
     },
   }

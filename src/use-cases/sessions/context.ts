@@ -106,12 +106,13 @@ export function makeSessionContext(deps: SessionContextDeps) {
     let tokens = 0
     for (const r of snap.rows) tokens += r.tokens
     const bytes = contextCompactionBytes(tokens + (snap.summary?.content.length ?? 0) / 4)
+    const contract = sessionContract(settings, snap.rows, messages, summaryText, format === sessionFormat ? format : undefined)
     const run = (pins: number[]) => {
       const task = { messages, options: { ...options, ...(pins.length ? { pin: pins } : {}) }, model: q.model ?? settings.model, format, ...hold }
       return deps.compute.run('context', task, { bytes, cacheScope: tenantId }).catch((err: unknown) => {
         // Name the query parameter the caller set, with the reachable minimum.
         if (err instanceof CompactionError && err.code === 'budget_unreachable') {
-          if (pins.length || settings.preserve?.length) throw unkeptError({ pin: settings.pin ?? [], preserve: settings.preserve ?? [] }, budget)
+          if (pins.length || contract.report?.preserved.length) throw unkeptError({ pin: contract.report?.pinned ?? [], preserve: contract.report?.preserved ?? [] }, budget)
           throw new ApiError(422, 'budget_unreachable', err.message, [{ path: 'querystring.budget', message: `at least ${String(err.details.minimumTokens)} tokens are needed` }], {
             budget,
             minimumTokens: err.details.minimumTokens,
@@ -120,7 +121,6 @@ export function makeSessionContext(deps: SessionContextDeps) {
         throw err
       })
     }
-    const contract = sessionContract(settings, snap.rows, messages, summaryText, format === sessionFormat ? format : undefined)
     let result = await run(pin)
     let unkept = result.compacted ? contract.unkept(result) : undefined
     if (unkept?.preserve.length) {
