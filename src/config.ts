@@ -187,6 +187,13 @@ export const configSchema = z.object({
    * rolling-summary updates. Default: the machine's cores. 0 runs them on the event loop.
    */
   COMPUTE_THREADS: int(availableParallelism()),
+  /**
+   * Start the pool's threads when the server listens (true: the first compaction does not
+   * wait ~2 s for a thread to load the engine), or with the first pooled task (false: an
+   * idle sidecar saves each thread's ~75 MB until it compacts; docs/benchmarks.md
+   * "Footprint").
+   */
+  COMPUTE_WARM: bool(true),
   /** Requests that may wait for a compute thread; one more is a 503 overloaded with Retry-After. */
   COMPUTE_QUEUE_MAX: int(16),
   /** Requests whose body is at most this many bytes are computed on the event loop (cheaper than the trip to a thread). */

@@ -354,7 +354,7 @@ export default fp(
         `compute queue: (COMPUTE_QUEUE_MAX + COMPUTE_THREADS) × BODY_LIMIT_BYTES × ${HEAP_BYTES_PER_BODY_BYTE} = ${mb(worst)}, more than half the heap limit (${mb(heapLimit)}): lower COMPUTE_QUEUE_MAX or BODY_LIMIT_BYTES, or raise --max-old-space-size (docs/operations.md)`,
       )
     }
-    app.addHook('onListen', async () => pool.warm())
+    if (app.config.COMPUTE_WARM) app.addHook('onListen', async () => pool.warm())
     // Before the server stops taking connections' answers: requests waiting on the pool get
     // their 503 now, and running work has half the grace, so SIGTERM ends within it.
     app.addHook('preClose', async () => pool.drain(app.config.SHUTDOWN_TIMEOUT_MS / 2))

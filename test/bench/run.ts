@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- estimate engine compact sessions appends pool pool-threshold resent token-cache adversarial startup archive proxy controls | soak [--pglite]] — benchmarks. Servers run in this process;
+ * npm run bench [-- estimate engine compact sessions appends pool pool-threshold resent token-cache adversarial startup archive proxy controls footprint | soak [--pglite]] — benchmarks. Servers run in this process;
  * HTTP load comes from autocannon in a separate process. Every figure is compared with
  * a baseline measured in the same run, because these machines are noisy.
  * Env: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (interleaved rounds, default 3),
@@ -17,6 +17,7 @@ import { benchAdversarial } from './adversarial.ts'
 import { benchArchive } from './archive.ts'
 import { benchProxy } from './proxy.ts'
 import { benchControls } from './controls.ts'
+import { benchFootprint } from './footprint.ts'
 import { benchComputePool, benchInlineThreshold } from './compute.ts'
 import { benchSessionAppends, benchSessionSummaryReads } from './sessions.ts'
 import { benchSoak } from './soak.ts'
@@ -129,4 +130,5 @@ if (wants('startup')) await benchStartup()
 if (wants('archive')) await benchArchive()
 if (wants('proxy')) await benchProxy()
 if (wants('controls')) await benchControls()
+if (wants('footprint')) await benchFootprint()
 if (wants('soak')) await benchSoak({ pglite: args.includes('--pglite') })
