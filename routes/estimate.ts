@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { standardErrorResponses } from '../src/errors.ts'
 import { clientGoneSignal, contentLength } from '../src/plugins/compute-pool.ts'
-import { estimateBody, estimateResponse } from '../src/use-cases/shapes/estimate.ts'
+import { estimateBody, estimateQuery, estimateResponse } from '../src/use-cases/shapes/estimate.ts'
 
 export default async function estimateRoutes(app: FastifyInstance) {
   app.withTypeProvider<ZodTypeProvider>().post('/estimate', {
@@ -11,13 +11,15 @@ export default async function estimateRoutes(app: FastifyInstance) {
       tags: ['tokens'],
       summary: 'Count a conversation\'s tokens and check it against the compaction threshold',
       body: estimateBody,
+      querystring: estimateQuery,
       response: { 200: estimateResponse, ...standardErrorResponses },
     },
     handler: async (req, reply) => {
       // Counting a large body is CPU work: the compute pool (a small one stays inline); the signal is made only then.
       const gone = clientGoneSignal(reply)
       try {
-        return await app.useCases.estimate({ tenantId: req.tenant.tenantId, signal: gone.signal, bodyBytes: contentLength(req) }, req.body)
+        const input = req.query.perMessage ? req.body : { ...req.body, perMessage: false }
+        return await app.useCases.estimate({ tenantId: req.tenant.tenantId, signal: gone.signal, bodyBytes: contentLength(req) }, input)
       } finally {
         gone.done()
       }

@@ -213,3 +213,17 @@ t.test('reserves the request gives that leave no room are a 400 naming them, not
   t.equal(one.statusCode, 200)
   t.equal(one.json().threshold, 1)
 })
+
+t.test('?perMessage=false: the totals only; anything but true or false is a 400 naming it', async (t) => {
+  const { app } = await buildTestApp(t)
+  const payload = { model: 'gpt-4o', messages: [{ role: 'system', content: 'You are a coding agent.' }, { role: 'user', content: 'Fix the failing test in src/db.ts' }] }
+  const full = (await app.inject({ method: 'POST', url: '/estimate', payload })).json()
+  const lean = await app.inject({ method: 'POST', url: '/estimate?perMessage=false', payload })
+  t.equal(lean.statusCode, 200)
+  t.notOk('perMessage' in lean.json(), 'no perMessage')
+  t.same({ ...lean.json(), perMessage: full.perMessage }, full, 'the same answer otherwise')
+  t.equal((await app.inject({ method: 'POST', url: '/estimate?perMessage=true', payload })).json().perMessage.length, 2)
+  const bad = await app.inject({ method: 'POST', url: '/estimate?perMessage=no', payload })
+  t.equal(bad.statusCode, 400)
+  t.match(bad.json().issues, [{ path: 'querystring.perMessage' }])
+})

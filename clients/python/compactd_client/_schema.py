@@ -705,8 +705,8 @@ class EstimateResponseInput(TypedDict):
     # Tokens of the tool definitions, included in totalTokens.
     toolsTokens: int
     # Tokens of each message, overhead included. With method provider these are
-    # heuristic estimates.
-    perMessage: List[EstimateResponseInputPerMessageItem]
+    # heuristic estimates. Left out with `?perMessage=false`.
+    perMessage: NotRequired[List[EstimateResponseInputPerMessageItem]]
     # The model's context window.
     contextLimit: int
     # The model's maximum output tokens.
@@ -2118,8 +2118,8 @@ class EstimateResponse(TypedDict):
     # Tokens of the tool definitions, included in totalTokens.
     toolsTokens: int
     # Tokens of each message, overhead included. With method provider these are
-    # heuristic estimates.
-    perMessage: List[EstimateResponsePerMessageItem]
+    # heuristic estimates. Left out with `?perMessage=false`.
+    perMessage: NotRequired[List[EstimateResponsePerMessageItem]]
     # The model's context window.
     contextLimit: int
     # The model's maximum output tokens.
@@ -2897,7 +2897,7 @@ OPERATIONS: Dict[str, Operation] = {
         path="/estimate",
         summary="Count a conversation's tokens and check it against the compaction threshold",
         path_params={},
-        query_params={},
+        query_params={"perMessage": False},
         header_params={},
         request="EstimateRequestInput",
         responses={200: "EstimateResponse"},

@@ -122,9 +122,10 @@ class Client:
     # -- tokens and compaction ------------------------------------------------------
 
     @route("POST /estimate")
-    def estimate(self, request: EstimateRequestInput) -> EstimateResponse:
-        """Tokens of a conversation, the model's limits, the threshold and ``shouldCompact``."""
-        return cast(EstimateResponse, self._call("POST /estimate", body=request).data)
+    def estimate(self, request: EstimateRequestInput, *, perMessage: Optional[bool] = None) -> EstimateResponse:
+        """Tokens of a conversation, the model's limits, the threshold and ``shouldCompact``; ``perMessage=False`` leaves the per-message list out."""
+        query = {"perMessage": None if perMessage is None else ("true" if perMessage else "false")}
+        return cast(EstimateResponse, self._call("POST /estimate", query=query, body=request).data)
 
     @route("GET /strategies")
     def strategies(self) -> StrategiesResponse:

@@ -149,7 +149,10 @@ export interface paths {
         /** Count a conversation's tokens and check it against the compaction threshold */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description `false` leaves `perMessage` out of the answer: the totals only, a smaller and faster answer for a caller that checks the threshold every turn. Default true. */
+                    perMessage?: "true" | "false";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -4153,8 +4156,8 @@ export interface components {
             totalTokens: number;
             /** @description Tokens of the tool definitions, included in totalTokens. */
             toolsTokens: number;
-            /** @description Tokens of each message, overhead included. With method provider these are heuristic estimates. */
-            perMessage: {
+            /** @description Tokens of each message, overhead included. With method provider these are heuristic estimates. Left out with `?perMessage=false`. */
+            perMessage?: {
                 /** @description Index in `messages`; -1 is a separate system prompt. */
                 index: number;
                 role: string;
@@ -6088,8 +6091,8 @@ export interface components {
             totalTokens: number;
             /** @description Tokens of the tool definitions, included in totalTokens. */
             toolsTokens: number;
-            /** @description Tokens of each message, overhead included. With method provider these are heuristic estimates. */
-            perMessage: {
+            /** @description Tokens of each message, overhead included. With method provider these are heuristic estimates. Left out with `?perMessage=false`. */
+            perMessage?: {
                 /** @description Index in `messages`; -1 is a separate system prompt. */
                 index: number;
                 role: string;

@@ -146,7 +146,7 @@ export async function estimateCommand(argv: string[], io: Io): Promise<number> {
     return 0
   }
   io.stdout.write(
-    `${n(result.totalTokens)} tokens in ${n(result.perMessage.length)} messages (${result.model}${result.modelKnown ? '' : ', unknown model'}; ${result.method}${result.encoding ? ` ${result.encoding}` : ''}${result.safetyMargin !== 1 ? `, ×${result.safetyMargin} margin` : ''})\n` +
+    `${n(result.totalTokens)} tokens in ${n(result.perMessage?.length ?? 0)} messages (${result.model}${result.modelKnown ? '' : ', unknown model'}; ${result.method}${result.encoding ? ` ${result.encoding}` : ''}${result.safetyMargin !== 1 ? `, ×${result.safetyMargin} margin` : ''})\n` +
       (result.thresholdNote !== undefined
         ? `context ${n(result.contextLimit)}, compaction threshold 0: ${result.thresholdNote}\n`
         : `context ${n(result.contextLimit)}, compaction threshold ${n(result.threshold)}: ${result.shouldCompact ? 'over it, compact now' : `${n(result.threshold - result.totalTokens)} tokens to go`}\n`) +

@@ -12,8 +12,11 @@ import type { ProviderTokenCounter } from '../../providers/anthropic-count.ts'
 import { defaultCounter, estimateThreshold, modelFor } from '../model-budget.ts'
 import type { estimateBody, estimateResponse } from '../shapes/estimate.ts'
 
-/** POST /estimate's body, as the route validated it (src/use-cases/shapes/estimate.ts). */
-export type EstimateInput = z.infer<typeof estimateBody>
+/**
+ * POST /estimate's body, as the route validated it (src/use-cases/shapes/estimate.ts),
+ * and `perMessage: false` (the query's) when the caller wants only the totals.
+ */
+export type EstimateInput = z.infer<typeof estimateBody> & { perMessage?: boolean }
 export type EstimateResult = z.infer<typeof estimateResponse>
 export type EstimateMethod = NonNullable<EstimateInput['method']>
 
@@ -63,7 +66,8 @@ export async function estimate(config: Config, input: EstimateInput, providerCou
     safetyMargin: method === 'provider' ? 1 : counter.margin,
     totalTokens,
     toolsTokens: counted.toolsTokens,
-    perMessage: messages.map((m, i) => ({ index: m.index, role: m.role, tokens: counted.perMessage[i]! })),
+    // Built only when asked for: on a long conversation it is most of the answer's bytes.
+    ...(input.perMessage !== false ? { perMessage: messages.map((m, i) => ({ index: m.index, role: m.role, tokens: counted.perMessage[i]! })) } : {}),
     contextLimit: model.contextLimit,
     maxOutputTokens: model.maxOutputTokens,
     threshold,

@@ -33,6 +33,14 @@ export const estimateBody = z
     },
   })
 
+export const estimateQuery = z.object({
+  perMessage: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((v) => v !== 'false')
+    .describe('`false` leaves `perMessage` out of the answer: the totals only, a smaller and faster answer for a caller that checks the threshold every turn. Default true.'),
+})
+
 export const estimateResponse = z
   .object({
     model: z.string().describe('The model the limits refer to (the request\'s, or DEFAULT_MODEL).'),
@@ -46,7 +54,8 @@ export const estimateResponse = z
     toolsTokens: z.int().describe('Tokens of the tool definitions, included in totalTokens.'),
     perMessage: z
       .array(z.object({ index: z.int().describe('Index in `messages`; -1 is a separate system prompt.'), role: z.string(), tokens: z.int() }))
-      .describe('Tokens of each message, overhead included. With method provider these are heuristic estimates.'),
+      .optional()
+      .describe('Tokens of each message, overhead included. With method provider these are heuristic estimates. Left out with `?perMessage=false`.'),
     contextLimit: z.int().describe('The model\'s context window.'),
     maxOutputTokens: z.int().describe('The model\'s maximum output tokens.'),
     threshold: z
