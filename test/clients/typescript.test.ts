@@ -147,7 +147,7 @@ t.test('every route, through the client, against a listening compactd', async (t
   const estimate = await unwrap(compactd.POST('/estimate', { body: { model: 'gpt-4o', messages } }))
   t.equal(estimate.format, 'openai')
   t.ok(estimate.totalTokens > 5000, `counted ${estimate.totalTokens} tokens`)
-  t.equal(estimate.perMessage.length, messages.length)
+  t.equal(estimate.perMessage?.length, messages.length)
 
   const compacted = await unwrap(compactd.POST('/compact', { body: { model: 'gpt-4o', messages, targetTokens: 3000, sessionId: 'ts-client' } }))
   t.equal(compacted.compacted, true)
