@@ -15,7 +15,6 @@
  * over the sessions' paths.
  */
 import { execFile, spawn } from 'node:child_process'
-import net from 'node:net'
 import path from 'node:path'
 import Fastify from 'fastify'
 import { sql } from 'kysely'
@@ -24,6 +23,7 @@ import { testConfig } from '../../src/config.ts'
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts'
 import { createTestDatabase, postgresAvailable } from '../helpers/databases.ts'
 import { exchange } from '../helpers/session-conversations.ts'
+import { freePort } from '../helpers/service-process.ts'
 import { makeSummaryWorker } from '../../src/use-cases/sessions/worker.ts'
 import { BENCH_DURATION_S } from './http.ts'
 
@@ -77,17 +77,7 @@ function startStream(cfg: ChildConfig): { stop(): Promise<ChildResult | undefine
   }
 }
 
-/** A port nothing listens on now (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
-}
+export { freePort }
 
 function shuffled<T>(xs: T[]): T[] {
   const a = [...xs]

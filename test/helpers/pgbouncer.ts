@@ -6,12 +6,12 @@
  */
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { TEST_DATABASE_URL } from './databases.ts'
+import { freePort } from './service-process.ts'
 
 const BINARIES = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer']
 
@@ -20,17 +20,6 @@ export function pgbouncerBinary(): string | undefined {
 }
 
 export const PGBOUNCER_SKIP_REASON = 'pgbouncer is not installed (apt-get install pgbouncer; .ci/run does)'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 export interface Bouncer {
   /** `url` with PgBouncer's host and port instead of the server's. */

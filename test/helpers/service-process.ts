@@ -8,6 +8,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 
 export const root = path.resolve(import.meta.dirname, '../..')
@@ -118,6 +119,18 @@ export function startBuilt(entry: string, env: Record<string, string>, args: str
 /** The service: `node dist/server.js` (as `npm start`). */
 export function startServer(env: Record<string, string>): ServiceProcess {
   return startBuilt('server.js', env)
+}
+
+/** A port nothing listens on now (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo
+      srv.close(() => resolve(port))
+    })
+  })
 }
 
 /** Polls `check` every 50 ms for up to `ms`; its last answer. */

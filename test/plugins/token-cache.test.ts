@@ -241,7 +241,8 @@ t.test('the cache holds no content: keys are digests, values numbers', async (t)
 })
 
 t.test('TOKEN_CACHE_ENTRIES bounds the cache; 0 turns it off', async (t) => {
-  const { app: small } = await buildTestApp(t, { backend: 'pglite', config: { TOKEN_CACHE_ENTRIES: 5 } })
+  // One cache: on the event loop (a pool thread keeps its own, and two would hold 5 each).
+  const { app: small } = await buildTestApp(t, { backend: 'pglite', config: { TOKEN_CACHE_ENTRIES: 5, COMPUTE_THREADS: 0 } })
   const messages = history(20)
   const payload = { model: 'gpt-4o', method: 'tokenizer', messages }
   const a = await small.inject({ method: 'POST', url: '/estimate', payload })
