@@ -60,8 +60,18 @@ export function makeBreaker(deps: BreakerDeps) {
       return s
     },
 
-    /** One automatic compaction done: recorded, and the circuit opened when it thrashes. */
-    async recordAutomatic(tenantId: string, sessionId: string, c: { messages: number; freedTokens: number; windowTokens: number }, now = new Date()): Promise<BreakerStatus> {
+    /** An automatic compaction refused by a caller that read the status itself (the metric). */
+    refused(path: BreakerPath): void {
+      deps.metrics?.onBreakerRefused?.(path)
+    },
+
+    /**
+     * One automatic compaction done: recorded, and the circuit opened when it thrashes.
+     * `known`, the status read before it: the same conversation compacted again (a repeated
+     * GET /context, no new message) is no new compaction, and writes nothing.
+     */
+    async recordAutomatic(tenantId: string, sessionId: string, c: { messages: number; freedTokens: number; windowTokens: number }, now = new Date(), known?: BreakerStatus): Promise<BreakerStatus> {
+      if (known && known.recent.at(-1)?.messages === c.messages) return known
       let opened = false
       const next = await changeBreaker(db, tenantId, sessionId, (state) => {
         // A repeated read of the same conversation (GET /context again, no new message) is not another compaction.

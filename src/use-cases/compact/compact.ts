@@ -12,7 +12,7 @@ import type { Caller, UseCaseDeps } from '../deps.ts'
 import type { ArchiveIndexer } from '../archive/indexer.ts'
 import { ARCHIVE_NOTE, archiveGate, archiveInTransaction, archivePolicy, sweepNowAndThen, type ArchiveReport } from '../archive/policy.ts'
 import { checkedSummarizer, type CompactRequest, type CompactResponse, type CompactTaskInput, type ComputedCompaction } from './compute.ts'
-import { keepingContract, refuseImpossibleContract } from './contract.ts'
+import { asJson, keepingContract, refuseImpossibleContract } from './contract.ts'
 import type { Breaker } from './breaker.ts'
 import { getSession as readSession } from '../../sessions/repository.ts'
 import { ApiError } from '../../errors.ts'
@@ -29,7 +29,7 @@ function withSessionControls(input: CompactRequest, session: Awaited<ReturnType<
   if (s.trigger?.mode === 'off') {
     throw new ApiError(409, 'compaction_off', `session ${JSON.stringify(input.sessionId)} has trigger mode off: nothing compacts it; change it with PUT /sessions/${input.sessionId}`, [{ path: 'body.sessionId', message: 'its trigger mode is off' }])
   }
-  const held = s.preserve?.filter((p) => input.messages.some((m) => (JSON.stringify(m) ?? '').includes(JSON.stringify(p).slice(1, -1)))) ?? []
+  const held = s.preserve?.filter((p) => input.messages.some((m) => (JSON.stringify(m) ?? '').includes(asJson(p)))) ?? []
   return {
     ...input,
     ...(input.preserve === undefined && held.length ? { preserve: held } : {}),

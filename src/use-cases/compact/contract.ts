@@ -22,7 +22,7 @@ export interface ContractReport {
 }
 
 /** A string as it appears inside JSON text (escaped), so that text and JSON are searched alike. */
-function asJson(text: string): string {
+export function asJson(text: string): string {
   return JSON.stringify(text).slice(1, -1)
 }
 

@@ -40,7 +40,8 @@ export interface ContextCompactionResult {
 export async function computeContextCompaction(config: Config, input: ContextCompactionInput, env: { tokenCache?: MessageCountCache } = {}): Promise<ContextCompactionResult> {
   const counter = defaultCounter(modelFor(config, input.model), undefined, env.tokenCache)
   const above = input.compactAbove
-  const held = above !== undefined && countConversation(input.messages, counter).totalTokens <= above
+  // Never compacted (Infinity): no count of its own; the engine counts once, as always.
+  const held = above !== undefined && (above === Number.POSITIVE_INFINITY || countConversation(input.messages, counter).totalTokens <= above)
   // Held: the engine still runs, with a target it already meets, so the answer is the same shape.
   const options: CompactOptions = held ? { ...withoutThinking(input.options), targetTokens: Number.MAX_SAFE_INTEGER, thresholdTokens: Number.MAX_SAFE_INTEGER, force: false } : input.options
   const result = await compact({ messages: input.messages, options, counter })

@@ -10,6 +10,7 @@ import { withoutTimestamps } from '../../engine/messages/index.ts'
 import { midTurn } from '../../engine/conversation/pairing.ts'
 import { messagesInSeqRange, toCanonical, type SessionSettings, type StoredMessage } from '../../sessions/repository.ts'
 import type { Db } from '../../sessions/repository/rows.ts'
+import { asJson } from '../compact/contract.ts'
 
 /** How far from a pinned message its tool call or results are looked for. */
 const PAIR_REACH = 16
@@ -56,11 +57,6 @@ export function holdOf(trigger: SessionSettings['trigger'], messages: readonly C
     return { compactAbove: above, holdReason: `the trigger threshold (${above} tokens) is not reached` }
   }
   return {}
-}
-
-/** A string as it appears inside JSON text (escaped). */
-function asJson(text: string): string {
-  return JSON.stringify(text).slice(1, -1)
 }
 
 export interface SessionContractReport {

@@ -28,7 +28,7 @@ export type ContextResult = z.infer<typeof contextResponse>
 export type ContinuationResult = z.infer<typeof continuationResponse>
 
 export type SessionContextDeps = Pick<UseCaseDeps, 'db' | 'config' | 'compute' | 'metrics'> & {
-  breaker: Pick<Breaker, 'refusal' | 'recordAutomatic'>
+  breaker: Pick<Breaker, 'status' | 'refused' | 'recordAutomatic'>
   /** The summary as GET /summary reads it (the continuation is read from it, with its fallback). */
   getSummary(tenantId: string, sessionId: string): Promise<{ status: 200 | 503; view: SummaryView }>
 }
@@ -100,8 +100,10 @@ export function makeSessionContext(deps: SessionContextDeps) {
       ...(settings.focus ? { focus: settings.focus } : {}),
       ...(settings.thinking ? { thinking: settings.thinking } : {}),
     }
-    const breakerStatus = await deps.breaker.refusal(tenantId, sessionId, 'context')
-    const hold = holdOf(settings.trigger, messages, model.contextLimit, breakerStatus)
+    // Read once: whether automatic compaction is paused, and the last one recorded.
+    const breaker = await deps.breaker.status(tenantId, sessionId)
+    const open = breaker.state === 'open' ? breaker : undefined
+    const hold = holdOf(settings.trigger, messages, model.contextLimit, open)
     // CPU work: the compute pool (a small session stays inline).
     let tokens = 0
     for (const r of snap.rows) tokens += r.tokens
@@ -128,11 +130,15 @@ export function makeSessionContext(deps: SessionContextDeps) {
       unkept = result.compacted ? contract.unkept(result) : undefined
     }
     if (unkept && (unkept.pin.length || unkept.preserve.length)) throw unkeptError(unkept, budget)
-    if (breakerStatus && result.event.tokensAfter > budget) throw breakerOpen(sessionId, breakerStatus)
+    // Refused only when a compaction was needed: a context within the budget is served.
+    if (open && result.event.tokensAfter > budget) {
+      deps.breaker.refused('context')
+      throw breakerOpen(sessionId, open)
+    }
     if (result.compacted) {
       deps.metrics?.onCompaction(result.event)
       const lastSeq = snap.rows.at(-1)?.seq ?? 0
-      await deps.breaker.recordAutomatic(tenantId, sessionId, { messages: lastSeq, freedTokens: Math.max(0, result.event.tokensBefore - result.event.tokensAfter), windowTokens: budget })
+      await deps.breaker.recordAutomatic(tenantId, sessionId, { messages: lastSeq, freedTokens: Math.max(0, result.event.tokensBefore - result.event.tokensAfter), windowTokens: budget }, undefined, breaker)
     }
     return {
       sessionId,
