@@ -12,6 +12,7 @@ import * as m0006 from './0006_archive.ts'
 import * as m0007 from './0007_proxy_prefixes.ts'
 import * as m0008 from './0008_archive_raw_uncompressed.ts'
 import * as m0009 from './0009_compaction_breakers.ts'
+import * as m0010 from './0010_archive_backfill.ts'
 
 export const migrations: Record<string, Migration> = {
   '0001_tenants_and_api_keys': m0001,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0007_proxy_prefixes': m0007,
   '0008_archive_raw_uncompressed': m0008,
   '0009_compaction_breakers': m0009,
+  '0010_archive_backfill': m0010,
 }

@@ -135,11 +135,46 @@ export const configSchema = z.object({
   UPSTREAM_OPENAI_URL: z.url().default('https://api.openai.com/v1'),
   UPSTREAM_ANTHROPIC_URL: z.url().default('https://api.anthropic.com'),
   /**
+   * Per-tenant proxy settings, by tenant name (the name its keys were created for), as
+   * JSON: {"acme": {"upstreamOpenaiUrl": "…", "upstreamAnthropicUrl": "…", "threshold":
+   * 60000}}. Each field overrides the server's for that tenant's proxied requests (the
+   * threshold: tokens, or a fraction of the model's window below 1); a request's
+   * x-compactd-threshold and a session's stored trigger still win. Set by the operator,
+   * never by a tenant: an upstream URL is where the tenant's provider keys go.
+   */
+  PROXY_TENANTS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return {}
+      try {
+        return JSON.parse(v) as unknown
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON: {"<tenant>": {"upstreamOpenaiUrl"?, "upstreamAnthropicUrl"?, "threshold"?}}' })
+        return z.NEVER
+      }
+    })
+    .pipe(z.record(z.string(), z.strictObject({ upstreamOpenaiUrl: z.url().optional(), upstreamAnthropicUrl: z.url().optional(), threshold: z.number().positive().optional() }))),
+  /**
    * A proxied conversation past its model's threshold is compacted to this share of the
    * threshold, so the next turns fit under the same compacted prefix (one cache break
    * buys many cached turns). 0.5: half the threshold.
    */
+  /**
+   * How long a verified API key is trusted without asking the database again, in ms (0:
+   * every request asks). A revoked key then still works for up to this long on each
+   * instance; the proxy's added latency with a key drops by the lookup (docs/benchmarks.md).
+   */
+  AUTH_KEY_CACHE_MS: int(0),
   PROXY_COMPACT_TO: z.coerce.number().gt(0).max(0.95).default(0.5),
+  /**
+   * Summaries the proxy's compacted prefix may hold in a row (src/use-cases/proxy/chain.ts):
+   * a session compacted again keeps its prefix's head (system prompt, task, earlier
+   * summaries) byte for byte and summarises only what came after it, so the provider's
+   * cache still serves that head; at this many summaries, or when the head takes more than
+   * 80% of the target, the whole history is compacted into one again. 1: always the whole.
+   */
+  PROXY_SUMMARY_CHAIN: int(3, 1).pipe(z.number().max(10)),
   /** With `x-compactd-recall: on`, the model's search_context calls the proxy answers itself, in at most this many rounds. */
   PROXY_RECALL_MAX_ROUNDS: int(3, 1).pipe(z.number().max(10)),
 
@@ -194,6 +229,12 @@ export const configSchema = z.object({
    * "Footprint").
    */
   COMPUTE_WARM: bool(true),
+  /**
+   * Each compute thread's young generation, in MB (V8's semi-spaces: 0 keeps V8's default,
+   * up to 3 × 16 MB). 8 holds ~50 MB less at the peak of 4 compacting clients, for ~5% more
+   * time (docs/benchmarks.md "Footprint").
+   */
+  COMPUTE_THREAD_YOUNG_MB: int(8),
   /** Requests that may wait for a compute thread; one more is a 503 overloaded with Retry-After. */
   COMPUTE_QUEUE_MAX: int(16),
   /** Requests whose body is at most this many bytes are computed on the event loop (cheaper than the trip to a thread). */

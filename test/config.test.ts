@@ -22,6 +22,9 @@ t.test('a bad value fails with one line naming the variable', async (t) => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ OPENAI_BASE_URL: 'not a url' }, 'OPENAI_BASE_URL'],
+    [{ PROXY_TENANTS: '{acme: 1' }, 'PROXY_TENANTS'],
+    [{ PROXY_TENANTS: '{"acme": {"upstreamOpenaiUrl": "not a url"}}' }, 'PROXY_TENANTS'],
+    [{ PROXY_TENANTS: '{"acme": {"threshold": 5000, "color": "red"}}' }, 'PROXY_TENANTS'],
   ] as const) {
     const err = t.throws(() => loadConfig(env as Record<string, string>)) as Error
     t.ok(err instanceof ConfigError, `${name}: ConfigError`)
@@ -35,6 +38,12 @@ t.test('secrets and database credentials are never echoed in config errors', asy
   t.notMatch(err.message, /hunter2/)
   const err2 = t.throws(() => loadConfig({ PROVIDER_TIMEOUT_MS: 'x', OPENAI_API_KEY: 'sk-secret' })) as Error
   t.notMatch(err2.message, /sk-secret/)
+})
+
+t.test('PROXY_TENANTS: per-tenant proxy settings as JSON, by tenant name', async (t) => {
+  t.same(loadConfig({}).PROXY_TENANTS, {}, 'none by default')
+  const c = loadConfig({ PROXY_TENANTS: '{"acme": {"upstreamOpenaiUrl": "https://openai.acme.internal/v1", "threshold": 60000}, "globex": {"threshold": 0.5}}' })
+  t.same(c.PROXY_TENANTS, { acme: { upstreamOpenaiUrl: 'https://openai.acme.internal/v1', threshold: 60000 }, globex: { threshold: 0.5 } })
 })
 
 t.test('numbers and booleans are coerced from strings', async (t) => {

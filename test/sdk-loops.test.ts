@@ -8,9 +8,9 @@
  * of this run into the page instead.
  *
  * The page's imports are the installed package's (`@compactd/client`,
- * `@compactd/client/ai-sdk`); here they are mapped to clients/typescript/src. The AI SDK
- * example's `@ai-sdk/openai` (not installed here) is mapped to test/helpers/ai-sdk-openai.ts,
- * a model over the real `openai` package (PACKAGE_IMPORTS in test/helpers/doc-sandbox.ts).
+ * `@compactd/client/ai-sdk`); here they are mapped to clients/typescript/src
+ * (PACKAGE_IMPORTS in test/helpers/doc-sandbox.ts). The AI SDK example uses the real
+ * `@ai-sdk/openai` (a devDependency), which reads OPENAI_BASE_URL.
  * The examples are type-checked as well. The page's other examples are
  * test/docs-examples.test.ts's; the markers of both are described in test/helpers/doc-blocks.ts.
  *

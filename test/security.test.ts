@@ -25,6 +25,10 @@ import { createApiKey } from '../src/tenancy/api-keys.ts'
 import { startFakeProvider, type FakeProvider } from './fakes/fake-llm-provider.ts'
 import { buildTestApp } from './helpers/build.ts'
 import { createTestDatabase, defaultBackend } from './helpers/databases.ts'
+// Imported up front, as test/ui.test.ts does. (This file's SIGABRT in CI, first blamed on
+// importing it mid-run, came from compute threads terminated while they loaded: see
+// test/plugins/compute-pool/shutdown.test.ts.)
+import { chromium } from 'playwright-core'
 
 type Test = Tap.Test
 type Response = LightMyRequestResponse
@@ -874,7 +878,6 @@ t.test('API8 Swagger UI still works under its policy: no inline script, every as
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 t.test('API8 Swagger UI renders in a real browser under its policy, with no violation', { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM} (CHROMIUM_PATH)` }, async (t) => {
-  const { chromium } = await import('playwright-core')
   const { app } = await buildTestApp(t)
   await app.listen({ host: '127.0.0.1', port: 0 })
   const { port } = app.server.address() as net.AddressInfo

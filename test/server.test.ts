@@ -7,13 +7,17 @@ import { ensureBuilt, startServer, waitFor } from './helpers/service-process.ts'
 
 t.before(() => ensureBuilt())
 
+// Start-up on PGlite (its WebAssembly and the migrations) took over 25 s in a fresh-clone CI
+// run on the busy 2-core machine: the waits below are for a state, so 120 s costs nothing
+// when it comes sooner.
+
 t.test('starts on PGlite, serves, logs JSON without secrets, and drains on SIGTERM', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compactd-srv-'))
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
   const port = String(20000 + Math.floor(Math.random() * 20000))
   const srv = startServer({ PORT: port, HOST: '0.0.0.0', PGLITE_DATA_DIR: dir, OPENAI_API_KEY: 'sk-very-secret-value' })
   t.teardown(() => srv.child.kill('SIGKILL'))
-  t.ok(await waitFor(() => /Server listening/.test(srv.output()), 30_000), 'listening')
+  t.ok(await waitFor(() => /Server listening/.test(srv.output()), 120_000), 'listening')
   const listenLine = srv.output().split('\n').find((l) => l.includes('Server listening'))!
   t.match(JSON.parse(listenLine).msg, /127\.0\.0\.1/, 'open mode forces loopback even with HOST=0.0.0.0')
   t.match(srv.output(), /running open in single-tenant mode/, 'warns about open mode')
@@ -50,7 +54,7 @@ t.test('SIGTERM while a long compaction runs on a thread: the request gets a 503
   const grace = 3_000
   const srv = startServer({ PORT: port, PGLITE_DATA_DIR: dir, SHUTDOWN_TIMEOUT_MS: String(grace), COMPUTE_THREADS: '1', COMPUTE_DEADLINE_MS: '600000', BODY_LIMIT_BYTES: String(64 * 1024 * 1024) })
   t.teardown(() => srv.child.kill('SIGKILL'))
-  t.ok(await waitFor(() => /Server listening/.test(srv.output()), 30_000), 'listening')
+  t.ok(await waitFor(() => /Server listening/.test(srv.output()), 120_000), 'listening')
   const origin = `http://127.0.0.1:${port}`
   // A compaction far longer than the grace: 30 MB of distinct words in 3,000 tool outputs.
   let seed = 7

@@ -99,6 +99,8 @@ export interface SessionsTable {
   settings: ColumnType<Record<string, unknown>, string | undefined, string>
   created_at: Timestamp
   updated_at: Timestamp
+  /** The archive backfill's next seq (migration 0010), or null: nothing to backfill. */
+  archive_backfill_seq: ColumnType<number | string | null, number | null | undefined, number | null>
 }
 
 export type SessionMessageStatus = 'window' | 'evicted' | 'summarized'

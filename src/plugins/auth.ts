@@ -59,8 +59,12 @@ export default fp(
     // Keys verified recently, used only while the database is unreachable (so reads
     // that can be served without it still are); revocation applies as soon as it is back.
     const recent = new Map<string, { tenant: AuthenticatedTenant; at: number }>()
+    const trustMs = app.config.AUTH_KEY_CACHE_MS
     async function lookUpKey(key: string): Promise<AuthenticatedTenant | undefined> {
       const id = hashApiKey(key)
+      // AUTH_KEY_CACHE_MS > 0: a key verified that recently is not looked up again.
+      const fresh = trustMs > 0 ? recent.get(id) : undefined
+      if (fresh && Date.now() - fresh.at <= trustMs) return fresh.tenant
       try {
         const tenant = await findTenantByKey(app.db, key)
         if (tenant) {

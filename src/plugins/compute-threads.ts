@@ -8,6 +8,7 @@
  *
  * Split from compute-pool.ts, which keeps the queue, the deadlines and the books.
  */
+import { pathToFileURL } from 'node:url'
 import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
 import type { Config } from '../config.ts'
@@ -15,7 +16,14 @@ import { WARM_UP, type RunOptions, type TaskName } from '../use-cases/compute.ts
 import type { TaskOutcome } from './compute-wire.ts'
 import { bridgedSummarizer, serveSummarizer } from './summarizer-bridge.ts'
 import { ActivityClock } from './compute-budget.ts'
-import { computeWorkerEntry } from './compute-worker-file.ts'
+import { computeWorkerEntry, computeWorkerLoader } from './compute-worker-file.ts'
+
+/** The environment less NODE_OPTIONS (the threads' configuration arrives as workerData, not from it). */
+function withoutNodeOptions(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(env)) if (k !== 'NODE_OPTIONS' && v !== undefined) out[k] = v
+  return out
+}
 
 /** What a thread is handed of a queued task. */
 export interface ThreadTask {
@@ -58,19 +66,30 @@ export class ComputeThreads {
   start(): Piscina {
     if (this.piscina) return this.piscina
     const entry = this.opts.filename ? { filename: this.opts.filename } : computeWorkerEntry()
+    const javascript = /\.m?js$/.test(entry.filename)
     this.piscina = new Piscina({
-      filename: entry.filename,
+      // A JavaScript entry (the build's, the bundle of the sources) is imported by a CommonJS
+      // loader, never required (why: compute-worker-loader.cjs). A .ts entry (a test's, or the
+      // sources without esbuild) is given as is: only the parent's loader, through piscina's
+      // require(), knows .ts.
+      filename: javascript ? computeWorkerLoader() : entry.filename,
       ...(entry.execArgv ? { execArgv: entry.execArgv } : {}),
       minThreads: this.opts.threads,
       maxThreads: this.opts.threads,
       idleTimeout: Infinity,
       concurrentTasksPerWorker: 1,
+      ...(this.opts.config.COMPUTE_THREAD_YOUNG_MB > 0 ? { resourceLimits: { maxYoungGenerationSizeMb: this.opts.config.COMPUTE_THREAD_YOUNG_MB } } : {}),
       // Above the process's nice value (Linux: per thread; piscina applies it with
       // @napi-rs/nice, and skips it where that is missing): the event loop wins the CPU when
       // both want it, and answers /healthz and summary reads between the threads' time
       // slices rather than taking turns with compactions (weights at +5: 1024 : 335).
       niceIncrement: this.opts.config.COMPUTE_THREAD_NICE,
-      workerData: { config: this.opts.config },
+      // A JavaScript entry needs no loader, so the threads get neither the parent's execArgv
+      // (entry.execArgv) nor NODE_OPTIONS: an --import there (an APM agent, tap's coverage)
+      // would route every module of the thread's import() through its hooks, which made two
+      // threads start 2.7× slower under tap's (docs/benchmarks.md).
+      ...(javascript ? { env: withoutNodeOptions(process.env) } : {}),
+      workerData: { config: this.opts.config, ...(javascript ? { entryUrl: pathToFileURL(entry.filename).href } : {}) },
     })
     this.startThreads(this.piscina, this.opts.threads)
     return this.piscina

@@ -24,17 +24,31 @@ let bundled: WorkerEntry | undefined
 export function computeWorkerEntry(): WorkerEntry {
   const here = import.meta.url
   if (!here.endsWith('.ts')) {
-    // dist/server.js, or a shared chunk under dist/chunks/ (the build splits code).
-    const candidates = ['./plugins/compute-worker.js', '../plugins/compute-worker.js', './compute-worker.js']
-    for (const c of candidates) {
-      const file = fileURLToPath(new URL(c, here))
-      if (existsSync(file)) return { filename: file }
-    }
-    throw new Error(`compute pool: the worker entry (${candidates.join(' or ')}) is missing next to ${fileURLToPath(here)}; run npm run build`)
+    return { filename: builtFile('compute-worker.js', 'the worker entry') }
   }
   const source = fileURLToPath(new URL('./compute-worker.ts', here))
   bundled ??= bundleSources(source) ?? { filename: source }
   return bundled
+}
+
+/**
+ * The CommonJS file piscina is given (compute-worker-loader.cjs): it imports the entry,
+ * so no thread ever loads an ES module through require() (why: in that file).
+ */
+export function computeWorkerLoader(): string {
+  const here = import.meta.url
+  return here.endsWith('.ts') ? fileURLToPath(new URL('./compute-worker-loader.cjs', here)) : builtFile('compute-worker-loader.cjs', 'the worker loader')
+}
+
+/** A file of dist/plugins/, found from dist/server.js or from a shared chunk under dist/chunks/ (the build splits code). */
+function builtFile(name: string, what: string): string {
+  const here = import.meta.url
+  const candidates = [`./plugins/${name}`, `../plugins/${name}`, `./${name}`]
+  for (const c of candidates) {
+    const file = fileURLToPath(new URL(c, here))
+    if (existsSync(file)) return file
+  }
+  throw new Error(`compute pool: ${what} (${candidates.join(' or ')}) is missing next to ${fileURLToPath(here)}; run npm run build`)
 }
 
 /** The .ts entry bundled into node_modules/.cache/compactd (where its packages resolve), named by its content. */

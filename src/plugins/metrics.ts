@@ -101,6 +101,12 @@ export function createMetrics(opts: { queueStats?: () => Promise<QueueStats>; de
     updatesCompleted: new Counter({ name: 'compactd_summary_updates_completed_total', help: 'Summary updates completed, by mode (rules, llm, llm-fallback).', labelNames: ['mode'], registers }),
     updatesFailed: new Counter({ name: 'compactd_summary_updates_failed_total', help: 'Failed summary update attempts (retried with backoff).', labelNames: ['reason'], registers }),
     updatesGaveUp: new Counter({ name: 'compactd_summary_updates_gave_up_total', help: 'Summary updates marked failed after MAX_RETRIES attempts (alert).', registers }),
+    claimWait: new Histogram({
+      name: 'compactd_summary_claim_wait_seconds',
+      help: 'How long a summary update waited in the queue, from when it was available to when a worker claimed it, in seconds.',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+      registers,
+    }),
     updateDuration: new Histogram({
       name: 'compactd_summary_update_duration_seconds',
       help: 'Duration of one summary update (claim to commit), in seconds.',
@@ -149,6 +155,9 @@ export function createMetrics(opts: { queueStats?: () => Promise<QueueStats>; de
     ...counters,
     onUpdateQueued(priority, outcome, count = 1) {
       counters.updatesQueued.inc({ priority, outcome }, count)
+    },
+    onUpdatesClaimed(waited) {
+      for (const s of waited) counters.claimWait.observe(s)
     },
     onUpdateCompleted({ mode, seconds, written, emergencyTruncated }) {
       counters.updatesCompleted.inc({ mode })

@@ -33,6 +33,8 @@ export interface QueueEntry {
   /** Attempts including this one. */
   attempts: number
   queuedAt: Date
+  /** How long the entry waited to be claimed once it was available (ms): the queue's claim latency. */
+  waitedMs: number
   /** The entry's generation when claimed: finish() tells from it whether the entry was re-queued since. */
   generation: number
 }
@@ -60,7 +62,7 @@ export async function enqueue(db: Db, tenantId: string, sessionId: string, prior
 /** Claims up to `limit` entries for `worker`, leased for `leaseMs`. */
 export async function claim(db: Db, worker: string, leaseMs: number, limit: number): Promise<QueueEntry[]> {
   if (limit <= 0) return []
-  const res = await sql<{ tenant_id: string; session_id: string; priority: number; attempts: number; queued_at: Date | string; generation: number }>`
+  const res = await sql<{ tenant_id: string; session_id: string; priority: number; attempts: number; queued_at: Date | string; generation: number; waited_ms: number }>`
     update summary_update_queue q
     set lease_owner = ${worker},
         lease_expires_at = now() + ${leaseMs}::float8 * interval '1 millisecond',
@@ -74,9 +76,10 @@ export async function claim(db: Db, worker: string, leaseMs: number, limit: numb
       for update skip locked
     ) c
     where q.tenant_id = c.tenant_id and q.session_id = c.session_id
-    returning q.tenant_id, q.session_id, q.priority, q.attempts, q.queued_at, q.generation`.execute(db)
+    returning q.tenant_id, q.session_id, q.priority, q.attempts, q.queued_at, q.generation,
+      (extract(epoch from (now() - q.available_at)) * 1000)::float8 as waited_ms`.execute(db)
   return res.rows
-    .map((r) => ({ tenantId: r.tenant_id, sessionId: r.session_id, priority: r.priority, attempts: r.attempts, queuedAt: new Date(r.queued_at), generation: r.generation }))
+    .map((r) => ({ tenantId: r.tenant_id, sessionId: r.session_id, priority: r.priority, attempts: r.attempts, queuedAt: new Date(r.queued_at), waitedMs: Math.max(0, Number(r.waited_ms)), generation: r.generation }))
     .sort((a, b) => b.priority - a.priority)
 }
 

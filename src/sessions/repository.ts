@@ -45,4 +45,5 @@ export {
 } from './repository/messages.ts'
 export { insertSummaryVersion, latestSummary, readSummaryState, type StoredSummary, type SummaryState } from './repository/summaries.ts'
 export { findIdempotentResponse, purgeExpired, storeIdempotentResponse } from './repository/idempotency.ts'
+export { backfillPage, claimBackfill, countBackfillPending, markBackfill, type BackfillClaim } from './repository/archive-backfill.ts'
 export { beginUpdate, evictedFromJson, latestMessageAt, markFolded, readUpdateSnapshot, type UpdateSnapshot } from './repository/updates.ts'

@@ -44,6 +44,11 @@ export async function createApiKey(db: Kysely<Database>, tenantName: string): Pr
   return { key, tenantId, keyId }
 }
 
+/** A tenant's name (what its keys were created for), by id. */
+export async function tenantNameOf(db: Kysely<Database>, tenantId: string): Promise<string | undefined> {
+  return (await db.selectFrom('tenants').select('name').where('id', '=', tenantId).executeTakeFirst())?.name
+}
+
 export async function findTenantByKey(db: Kysely<Database>, key: string): Promise<AuthenticatedTenant | undefined> {
   const row = await db
     .selectFrom('api_keys')

@@ -18,6 +18,7 @@
  * validate and document them, the use cases take their types by z.infer.
  */
 import { makeArchive } from './archive/archive.ts'
+import { makeArchiveBackfill } from './archive/backfill.ts'
 import { makeArchiveIndexer } from './archive/indexer.ts'
 import { makeBrowse } from './browse.ts'
 import { makeCheckpoints } from './checkpoints.ts'
@@ -40,11 +41,14 @@ export function makeUseCases(base: UseCaseDeps & Pick<SessionsDeps, 'cache' | 's
   // One circuit breaker: the proxy and GET /context record automatic compactions, POST /compact closes it.
   const breaker = makeBreaker(base)
   const deps = { ...base, archiveIndexer, breaker }
+  // Sessions' evictions from before the archive existed, archived in the background (archive/backfill.ts).
+  const archiveBackfill = makeArchiveBackfill(deps)
   const compact = makeCompact(deps)
   const estimate = makeEstimate(deps)
   const archive = makeArchive(deps)
   return {
     archiveIndexer,
+    archiveBackfill,
     compact,
     strategies: makeStrategies(deps),
     display: makeDisplay(),

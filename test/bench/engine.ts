@@ -75,6 +75,17 @@ export interface EngineBench {
   pipelineMs: number
 }
 
+/** The floor: read an OpenAI-format body and count its text exactly once (o200k). */
+export function parseAndCountFloor(body: string): number {
+  const b = JSON.parse(body) as { messages: ChatMessage[] }
+  let n = 0
+  for (const m of b.messages) {
+    if (m.content) n += countTextTokens(m.content, 'o200k_base')
+    for (const c of m.tool_calls ?? []) n += countTextTokens(c.function.arguments, 'o200k_base')
+  }
+  return n
+}
+
 export async function benchEngine(runs = 9): Promise<EngineBench> {
   const { name, messages } = largestConversation()
   const body = JSON.stringify({ messages })
@@ -83,16 +94,7 @@ export async function benchEngine(runs = 9): Promise<EngineBench> {
   const tokens = countConversation(parsed.messages, counter).totalTokens
   const target = Math.floor(tokens / 10)
 
-  // The floor: read the body and count it exactly once.
-  const floor = () => {
-    const b = JSON.parse(body) as { messages: ChatMessage[] }
-    let n = 0
-    for (const m of b.messages) {
-      if (m.content) n += countTextTokens(m.content, 'o200k_base')
-      for (const c of m.tool_calls ?? []) n += countTextTokens(c.function.arguments, 'o200k_base')
-    }
-    return n
-  }
+  const floor = () => parseAndCountFloor(body)
   // The engine: parse into the canonical model and compact to 10%, with rules alone and
   // with the default pipeline (mask + rules).
   const engine = (strategy: StrategyName[]) => async () => {

@@ -7,7 +7,9 @@
  *   - the peak while 4 clients compact the largest fixture, 3 requests each.
  * Each configuration is a fresh process; what a component takes is read by difference
  * (COMPUTE_THREADS=0: no pool, compactions on the event loop; TOKEN_CACHE_ENTRIES=0;
- * WORKERS=0: no summary workers).
+ * WORKERS=0: no summary workers), and the memory knobs tried: the threads' and the event
+ * loop's young generation, glibc's malloc arenas. FOOTPRINT_ONLY=name,… runs the
+ * configurations whose names start so.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -30,9 +32,11 @@ interface Stages {
   afterEstimate: number
   afterCompact: number
   peak: number
+  /** Wall time of the 12 compactions by 4 clients, s: what a memory knob costs in speed. */
+  seconds: number
 }
 
-async function measure(env: Record<string, string>): Promise<Stages> {
+export async function measure(env: Record<string, string>): Promise<Stages> {
   const port = await freePort()
   const service = startBuilt('server.js', { PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000000', BODY_LIMIT_BYTES: String(50 * 1024 * 1024), ...env })
   const origin = `http://127.0.0.1:${port}`
@@ -56,11 +60,13 @@ async function measure(env: Record<string, string>): Promise<Stages> {
     const afterCompact = memoryMb(pid).rss
     let peak = afterCompact
     const poll = setInterval(() => (peak = Math.max(peak, memoryMb(pid).rss)), 20)
+    const t0 = performance.now()
     await Promise.all(Array.from({ length: 4 }, async () => {
       for (let k = 0; k < 3; k++) await post('/compact', compactBody)
     }))
+    const seconds = (performance.now() - t0) / 1000
     clearInterval(poll)
-    return { started, afterEstimate, afterCompact, peak: Math.max(peak, memoryMb(pid).hwm) }
+    return { started, afterEstimate, afterCompact, peak: Math.max(peak, memoryMb(pid).hwm), seconds }
   } finally {
     service.child.kill('SIGTERM')
     await service.exited
@@ -72,8 +78,8 @@ export async function benchFootprint(): Promise<void> {
   const pg = await createTestDatabase('postgres')
   const fixture = largestConversation()
   console.log(`\n## Footprint (issue 25): RSS of \`node dist/server.js\` in MB; the largest conversation is ${fixture.name} (${JSON.stringify(fixture.messages).length} bytes), compacted by mask+rules to 20,000 tokens\n`)
-  console.log('| database | configuration | after start-up | after one /estimate | after one /compact | peak, 4 clients compacting |')
-  console.log('|---|---|---:|---:|---:|---:|')
+  console.log('| database | configuration | after start-up | after one /estimate | after one /compact | peak, 4 clients compacting | their 12 compactions, s |')
+  console.log('|---|---|---:|---:|---:|---:|---:|')
   const configs: { name: string; env: Record<string, string> }[] = [
     { name: 'defaults', env: {} },
     { name: 'COMPUTE_THREADS=0 (no pool)', env: { COMPUTE_THREADS: '0' } },
@@ -81,13 +87,20 @@ export async function benchFootprint(): Promise<void> {
     { name: 'COMPUTE_WARM=false (threads start with the first compaction)', env: { COMPUTE_WARM: 'false' } },
     { name: 'TOKEN_CACHE_ENTRIES=0', env: { TOKEN_CACHE_ENTRIES: '0' } },
     { name: 'WORKERS=0', env: { WORKERS: '0' } },
+    { name: 'COMPUTE_THREAD_YOUNG_MB=0 (V8\'s default for the threads\' young generation)', env: { COMPUTE_THREAD_YOUNG_MB: '0' } },
+    { name: 'NODE_OPTIONS=--max-semi-space-size=4 (event loop\'s young generation)', env: { NODE_OPTIONS: '--max-semi-space-size=4' } },
+    { name: 'MALLOC_ARENA_MAX=2 (glibc arenas)', env: { MALLOC_ARENA_MAX: '2' } },
+    { name: 'npm start / the image (both above)', env: { NODE_OPTIONS: '--max-semi-space-size=4', MALLOC_ARENA_MAX: '2' } },
+    { name: 'npm start, COMPUTE_WARM=false', env: { NODE_OPTIONS: '--max-semi-space-size=4', MALLOC_ARENA_MAX: '2', COMPUTE_WARM: 'false' } },
   ]
+  const only = process.env.FOOTPRINT_ONLY?.split(',')
   try {
     for (const backend of ['postgres', 'pglite'] as const) {
       for (const c of backend === 'pglite' ? configs.slice(0, 2) : configs) {
+        if (only && !only.some((o) => c.name.startsWith(o))) continue
         const env = backend === 'postgres' ? { DATABASE_URL: pg.url!, ...c.env } : { PGLITE_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'compactd-footprint-')), ...c.env }
         const s = await measure(env)
-        console.log(`| ${backend === 'postgres' ? 'PostgreSQL' : 'PGlite (in memory)'} | ${c.name} | ${s.started.toFixed(0)} | ${s.afterEstimate.toFixed(0)} | ${s.afterCompact.toFixed(0)} | ${s.peak.toFixed(0)} |`)
+        console.log(`| ${backend === 'postgres' ? 'PostgreSQL' : 'PGlite (in memory)'} | ${c.name} | ${s.started.toFixed(0)} | ${s.afterEstimate.toFixed(0)} | ${s.afterCompact.toFixed(0)} | ${s.peak.toFixed(0)} | ${s.seconds.toFixed(1)} |`)
       }
     }
   } finally {

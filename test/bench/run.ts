@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- estimate engine compact sessions appends pool pool-threshold resent token-cache adversarial startup archive proxy controls footprint | soak [--pglite]] — benchmarks. Servers run in this process;
+ * npm run bench [-- estimate engine compact compact-floor sessions appends pool pool-threshold resent token-cache adversarial startup archive proxy controls footprint | soak [--pglite] | cluster] — benchmarks. Servers run in this process;
  * HTTP load comes from autocannon in a separate process. Every figure is compared with
  * a baseline measured in the same run, because these machines are noisy.
  * Env: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (interleaved rounds, default 3),
@@ -18,9 +18,11 @@ import { benchArchive } from './archive.ts'
 import { benchProxy } from './proxy.ts'
 import { benchControls } from './controls.ts'
 import { benchFootprint } from './footprint.ts'
+import { benchCompactFloor } from './compact-floor.ts'
 import { benchComputePool, benchInlineThreshold } from './compute.ts'
 import { benchSessionAppends, benchSessionSummaryReads } from './sessions.ts'
 import { benchSoak } from './soak.ts'
+import { benchCluster } from './cluster.ts'
 import { benchStartup } from './startup.ts'
 import { benchCacheBySize, benchResentHistory } from './token-cache.ts'
 import { BENCH_CONNECTIONS, BENCH_DURATION_S, interleaved, load, table, type LoadResult } from './http.ts'
@@ -115,8 +117,8 @@ async function benchCompactHttp() {
 
 const args = process.argv.slice(2)
 const sections = args.filter((a) => !a.startsWith('--'))
-// soak runs only when named (5 minutes): npm run bench -- soak [--pglite]
-const wants = (s: string) => (sections.length === 0 && s !== 'soak') || sections.includes(s)
+// soak and cluster run only when named (5 and ~15 minutes): npm run bench -- soak [--pglite] | cluster
+const wants = (s: string) => (sections.length === 0 && s !== 'soak' && s !== 'cluster') || sections.includes(s)
 if (wants('estimate')) await benchEstimate()
 if (wants('engine')) await benchEngineSection()
 if (wants('compact')) await benchCompactHttp()
@@ -132,4 +134,6 @@ if (wants('archive')) await benchArchive()
 if (wants('proxy')) await benchProxy()
 if (wants('controls')) await benchControls()
 if (wants('footprint')) await benchFootprint()
+if (wants('compact-floor')) await benchCompactFloor()
+if (wants('cluster')) await benchCluster()
 if (wants('soak')) await benchSoak({ pglite: args.includes('--pglite') })

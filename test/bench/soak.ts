@@ -9,7 +9,8 @@
  *
  * 1. Peak: a closed loop of SOAK_PEAK_CONNECTIONS requests in flight for
  *    SOAK_PEAK_SECONDS after SOAK_WARMUP_SECONDS, with the mixed workload below; peak = 2xx/s.
- * 2. Soak: an open loop at SOAK_LOAD (0.8) × peak for SOAK_SECONDS (300), the same mix:
+ * 2. Soak: an open loop at SOAK_LOAD (0.8) × peak for SOAK_SECONDS (300), the same mix
+ *    (test/bench/mix.ts; SOAK_MIX may add `context:N`, GET /sessions/:id/context):
  *    - appends to SOAK_SESSIONS sessions: agent exchanges (a user request, an assistant
  *      message with tool calls, their results, an edit call and its result, a closing
  *      answer), sent whole or turn by turn; one append in flight per session at most,
@@ -43,20 +44,16 @@
  * ("append:5,summary:4,compact:1"), SOAK_CONVERGE_SECONDS (180), SOAK_INTERVAL_SECONDS (60: the
  * reporting window).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { sql } from 'kysely'
 import { Pool } from 'undici'
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts'
 import { createTestDatabase, postgresAvailable } from '../helpers/databases.ts'
-import { exchange, type Message } from '../helpers/session-conversations.ts'
-import { syntheticConversation } from './conversation.ts'
-import { freePort } from './sessions.ts'
+import { emptyOp, emptyOps, newSessions, OPS, p99, parseMix, workload, type ErrorSamples, type Op, type OpStats } from './mix.ts'
+import { checkSessionsApi, checkSessionsDb } from './mix-checks.ts'
+import { metricSum, metricValue, rssMb, sleep, startService, type Service } from './service.ts'
 
-const ROOT = path.resolve(import.meta.dirname, '../..')
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 300)
 const SESSIONS = Number(process.env.SOAK_SESSIONS ?? 400)
 const LOAD = Number(process.env.SOAK_LOAD ?? 0.8)
@@ -67,144 +64,9 @@ const PEAK_CONNECTIONS = Number(process.env.SOAK_PEAK_CONNECTIONS ?? 16)
 const CONVERGE_SECONDS = Number(process.env.SOAK_CONVERGE_SECONDS ?? 180)
 const MINUTE_S = Number(process.env.SOAK_INTERVAL_SECONDS ?? 60)
 const CONNECTIONS = 32
-/** Open loop: requests beyond this many in flight are not sent (and counted). */
+/** Requests in flight at most; past it the driver counts the request as not sent (its backlog). */
 const MAX_IN_FLIGHT = 512
-const APPEND_ATTEMPTS = 8
-
-type Op = 'append' | 'summary' | 'compact'
-const OPS: Op[] = ['append', 'summary', 'compact']
-
-function parseMix(s: string): Record<Op, number> {
-  const mix: Record<Op, number> = { append: 0, summary: 0, compact: 0 }
-  for (const part of s.split(',')) {
-    const [k, v] = part.split(':')
-    if (!OPS.includes(k as Op) || !(Number(v) >= 0)) throw new Error(`SOAK_MIX: bad entry ${JSON.stringify(part)}`)
-    mix[k as Op] = Number(v)
-  }
-  return mix
-}
 const MIX = parseMix(process.env.SOAK_MIX ?? 'append:5,summary:4,compact:1')
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const sha1 = (s: string) => createHash('sha1').update(s).digest('hex')
-
-/** Deterministic pseudo-random numbers (the run is repeatable up to timing). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0
-    return s / 2 ** 32
-  }
-}
-
-// ---------------------------------------------------------------------------
-// The service under test
-
-interface Service {
-  origin: string
-  pid: number
-  child: ChildProcess
-  logFile: string
-  exited: Promise<number | null>
-  stop(): Promise<number | null>
-}
-
-async function startService(env: Record<string, string>, logFile: string): Promise<Service> {
-  const port = await freePort()
-  const log = fs.openSync(logFile, 'a')
-  // As the sessions bench's worker node does: src/server.ts through tsx, so the service is
-  // whatever the checkout holds, without a build step.
-  const child = spawn(process.execPath, ['--expose-gc', '--import', path.join(import.meta.dirname, 'gc-on-signal.mjs'), '--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH!, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000000', DOCS_ENABLED: 'false', ...env },
-    stdio: ['ignore', log, log],
-  })
-  fs.closeSync(log)
-  let dead = false
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => ((dead = true), resolve(code))))
-  const origin = `http://127.0.0.1:${port}`
-  for (let i = 0; ; i++) {
-    if (await fetch(`${origin}/readyz`).then((r) => r.ok, () => false)) break
-    if (dead || i > 600) throw new Error(`the service did not start (log: ${logFile})`)
-    await sleep(100)
-  }
-  return {
-    origin,
-    pid: child.pid!,
-    child,
-    logFile,
-    exited,
-    stop: async () => {
-      if (!dead) child.kill('SIGTERM') // graceful: drains requests and running updates
-      return exited
-    },
-  }
-}
-
-function rssMb(pid: number): { rss: number; hwm: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
-  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 }
-}
-
-function metricValue(text: string, name: string): number {
-  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'm').exec(text)
-  return m ? Number(m[1]) : NaN
-}
-
-function metricSum(text: string, name: string): number {
-  let sum = 0
-  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'gm'))) sum += Number(m[1])
-  return sum
-}
-
-// ---------------------------------------------------------------------------
-// The driver's model of each session
-
-interface SessionState {
-  id: string
-  busyAppend: boolean
-  busyCompact: boolean
-  /** Exchange being sent, and which of its chunks is next. */
-  exchange: number
-  chunks: Message[][]
-  chunk: number
-  appendNo: number
-  /** sha1 of each message acknowledged (2xx), in order: index = seq - 1. */
-  acked: string[]
-  compactsAcked: number
-  /** An append or a compaction whose outcome the driver could not learn. */
-  unknown: string[]
-  /** Responses that contradicted the driver's model. */
-  wrong: string[]
-}
-
-/** An exchange, sent whole or turn by turn (tool calls always with their results). */
-function chunksOf(session: number, k: number): Message[][] {
-  const messages = exchange(k, { parallel: k % 3 === 0 ? 2 : 1, padding: 4 + ((k * 7 + session) % 24), fail: k % 2 === 0 })
-  const calls = 1 + (k % 3 === 0 ? 2 : 1) // assistant + its results
-  switch ((session + k) % 3) {
-    case 0:
-      return [messages]
-    case 1:
-      return [messages.slice(0, 1), messages.slice(1, 1 + calls), messages.slice(1 + calls)]
-    default:
-      return [messages.slice(0, 1 + calls), messages.slice(1 + calls)]
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Statistics
-
-interface OpStats {
-  latencies: number[]
-  ok: number
-  s429: number
-  s5xx: number
-  s4xx: number
-  network: number
-}
-const emptyOp = (): OpStats => ({ latencies: [], ok: 0, s429: 0, s5xx: 0, s4xx: 0, network: 0 })
 
 interface Window {
   start: number
@@ -213,13 +75,7 @@ interface Window {
   ops: Record<Op, OpStats>
   queueMax: number
 }
-const newWindow = (): Window => ({ start: performance.now(), offered: 0, notSent: 0, ops: { append: emptyOp(), summary: emptyOp(), compact: emptyOp() }, queueMax: 0 })
-
-function p99(xs: number[]): number {
-  if (xs.length === 0) return NaN
-  const s = Float64Array.from(xs).sort()
-  return s[Math.min(s.length - 1, Math.ceil(0.99 * s.length) - 1)]!
-}
+const newWindow = (): Window => ({ start: performance.now(), offered: 0, notSent: 0, ops: emptyOps(), queueMax: 0 })
 
 // ---------------------------------------------------------------------------
 
@@ -264,146 +120,11 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
       return { status: res.statusCode, headers: res.headers, text }
     }
 
-    // Sessions: a quarter with a 10-message window and batchSize 1.
-    const sessions: SessionState[] = Array.from({ length: SESSIONS }, (_, i) => ({
-      id: `soak-${i}`,
-      busyAppend: false,
-      busyCompact: false,
-      exchange: 0,
-      chunks: chunksOf(i, 0),
-      chunk: 0,
-      appendNo: 0,
-      acked: [],
-      compactsAcked: 0,
-      unknown: [],
-      wrong: [],
-    }))
-    for (let i = 0; i < SESSIONS; i += 4) {
-      const r = await request('PUT', `/sessions/${sessions[i]!.id}`, { format: 'openai', windowMessages: 10, batchSize: 1 })
-      if (r.status !== 201) throw new Error(`PUT session: ${r.status} ${r.text}`)
-    }
-
-    // /compact bodies: agent conversations of 80, 140 and 200 messages.
-    const compactBodies = [80, 140, 200].map((n) => ({ model: 'gpt-4o', targetTokens: 3_000, keepRecent: 6, messages: syntheticConversation(n) }))
-
+    const sessions = newSessions('soak', SESSIONS)
+    const errorSamples: ErrorSamples = new Map()
     let window = newWindow()
-    const random = rng(7)
-    const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!
-    const mixTotal = OPS.reduce((n, op) => n + MIX[op], 0)
-    const chooseOp = (): Op => {
-      let x = random() * mixTotal
-      for (const op of OPS) if ((x -= MIX[op]) < 0) return op
-      return 'summary'
-    }
-    const record = (op: Op, ms: number, status: number | 'network') => {
-      const s = window.ops[op]
-      s.latencies.push(ms)
-      if (status === 'network') s.network++
-      else if (status >= 200 && status < 300) s.ok++
-      else if (status === 429) s.s429++
-      else if (status >= 500) s.s5xx++
-      else s.s4xx++
-    }
-    /** The first few non-2xx answers per operation and status, printed at the end. */
-    const errorSamples = new Map<string, { count: number; first: string[] }>()
-    const sampleError = (op: Op, status: number | 'network', text: string) => {
-      const key = `${op} ${status}`
-      const e = errorSamples.get(key) ?? { count: 0, first: [] }
-      e.count++
-      if (e.first.length < 3) e.first.push(text.slice(0, 300))
-      errorSamples.set(key, e)
-    }
-    const timed = async (op: Op, fn: () => Promise<{ status: number; headers: Record<string, unknown>; text: string }>) => {
-      const t0 = performance.now()
-      try {
-        const r = await fn()
-        record(op, performance.now() - t0, r.status)
-        if (r.status < 200 || r.status >= 300) sampleError(op, r.status, r.text)
-        return r
-      } catch (err) {
-        record(op, performance.now() - t0, 'network')
-        sampleError(op, 'network', String(err))
-        return { status: 0, headers: {}, text: String(err) }
-      }
-    }
-
-    const append = async (s: SessionState) => {
-      s.busyAppend = true
-      try {
-        const messages = s.chunks[s.chunk]!
-        const body = JSON.stringify({ messages })
-        const key = `${s.id}-append-${s.appendNo}`
-        for (let attempt = 0; ; attempt++) {
-          const r = await timed('append', () => request('POST', `/sessions/${s.id}/messages`, body, { 'idempotency-key': key }))
-          if (r.status === 200) {
-            const res = JSON.parse(r.text) as { firstSeq: number; lastSeq: number; messageCount: number }
-            const expected = s.acked.length + 1
-            if (res.firstSeq !== expected || res.lastSeq !== expected + messages.length - 1 || res.messageCount !== res.lastSeq) {
-              s.wrong.push(`append ${key}: seqs ${res.firstSeq}..${res.lastSeq} (count ${res.messageCount}), expected ${expected}..${expected + messages.length - 1}`)
-            }
-            for (const m of messages) s.acked.push(sha1(JSON.stringify(m)))
-            break
-          }
-          if (r.status !== 0 && r.status !== 429 && r.status < 500) {
-            s.wrong.push(`append ${key}: ${r.status} ${r.text.slice(0, 300)}`)
-            s.unknown.push(key) // a 4xx appends nothing, but the driver's model is off from here
-            break
-          }
-          if (attempt + 1 >= APPEND_ATTEMPTS) {
-            s.unknown.push(`${key} (${APPEND_ATTEMPTS} attempts, last ${r.status || r.text.slice(0, 200)})`)
-            break
-          }
-          await sleep(Math.min(5_000, 100 * 2 ** attempt))
-        }
-        s.appendNo++
-        if (++s.chunk === s.chunks.length) {
-          s.exchange++
-          s.chunks = chunksOf(Number(s.id.slice(5)), s.exchange)
-          s.chunk = 0
-        }
-      } finally {
-        s.busyAppend = false
-      }
-    }
-
-    const readSummary = async (s: SessionState) => {
-      const r = await timed('summary', () => request('GET', `/sessions/${s.id}/summary`))
-      if (r.status === 200) {
-        const v = JSON.parse(r.text) as { tokens: number; budget: number; degraded: boolean }
-        if (v.tokens > v.budget) s.wrong.push(`summary over budget: ${v.tokens} > ${v.budget}`)
-      }
-    }
-
-    const compact = async (s: SessionState) => {
-      s.busyCompact = true
-      try {
-        const body = { ...pick(compactBodies), sessionId: s.id }
-        const r = await timed('compact', () => request('POST', '/compact', body))
-        if (r.status === 200) {
-          const res = JSON.parse(r.text) as { compacted: boolean; checkpoint?: { checkpointNum: number } }
-          if (res.compacted) {
-            s.compactsAcked++
-            if (res.checkpoint?.checkpointNum !== s.compactsAcked) s.wrong.push(`compact: checkpoint ${res.checkpoint?.checkpointNum}, expected ${s.compactsAcked}`)
-          }
-        } else if (r.status === 0) s.unknown.push(`compact (network: ${r.text.slice(0, 200)})`)
-      } finally {
-        s.busyCompact = false
-      }
-    }
-
-    /** One operation of the mix, on a session free for it (appends: one in flight per session). */
-    const runOne = async (): Promise<void> => {
-      const op = chooseOp()
-      for (let tries = 0; tries < 20; tries++) {
-        const s = pick(sessions)
-        if (op === 'append' && !s.busyAppend) return append(s)
-        if (op === 'summary' && s.acked.length > 0) return readSummary(s)
-        if (op === 'compact' && !s.busyCompact) return compact(s)
-      }
-      // Early on few sessions hold messages: append instead.
-      const free = sessions.find((s) => !s.busyAppend)
-      if (free) return append(free)
-    }
+    const { runOne, configure } = workload({ request, sessions, mix: MIX, seed: 7, stats: () => window.ops, errors: errorSamples })
+    await configure()
 
     // Sampling: RSS and queue depth every 5 s.
     const samples: { t: number; rss: number; queue: number }[] = []
@@ -461,7 +182,7 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
       console.log(
         `\n### Peak (closed loop, ${PEAK_CONNECTIONS} requests in flight, ${PEAK_SECONDS} s after ${WARMUP_SECONDS} s of warm-up): ${peak.toFixed(1)} 2xx/s; service CPU ${((100 * (cpu1.cpu - cpu0.cpu)) / ((cpu1.t - cpu0.t) / 1000)).toFixed(0)}%, load average ${os.loadavg()[0]!.toFixed(1)}; per op:`,
       )
-      for (const op of OPS) {
+      for (const op of OPS.filter((o) => MIX[o] > 0)) {
         const s = window.ops[op]
         console.log(`- ${op}: ${(s.ok / secs).toFixed(1)}/s, p99 ${p99(s.latencies).toFixed(0)} ms, non-2xx ${s.s429 + s.s5xx + s.s4xx + s.network}`)
       }
@@ -477,7 +198,7 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
     const soakStartRss = rssMb(svc.pid)
     const rows: string[] = []
     const totals = { ...emptyOp(), offered: 0, notSent: 0 }
-    const byOp: Record<Op, OpStats> = { append: emptyOp(), summary: emptyOp(), compact: emptyOp() }
+    const byOp: Record<Op, OpStats> = emptyOps()
     let inFlight = 0
     const inFlightDone = new Set<Promise<void>>()
     window = newWindow()
@@ -571,46 +292,9 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
     const retainedAfter = await retained()
 
     // API checks.
-    let messagesTotal = 0
-    let summaries = 0
-    let checkpointsTotal = 0
-    for (const s of sessions) {
-      for (const w of s.wrong) failures.push(`${s.id}: ${w}`)
-      for (const u of s.unknown) failures.push(`${s.id}: outcome unknown: ${u}`)
-      messagesTotal += s.acked.length
-      checkpointsTotal += s.compactsAcked
-      if (s.acked.length > 0) {
-        const r = await request('GET', `/sessions/${s.id}`)
-        if (r.status !== 200) {
-          failures.push(`${s.id}: GET session ${r.status}`)
-          continue
-        }
-        const v = JSON.parse(r.text) as {
-          messageCount: number
-          windowMessages: number
-          systemMessages: number
-          evictedAwaitingSummary: number
-          summarizedMessages: number
-          summary: unknown
-          update: unknown
-        }
-        if (v.messageCount !== s.acked.length) failures.push(`${s.id}: messageCount ${v.messageCount}, the driver got 2xx for ${s.acked.length}`)
-        if (v.evictedAwaitingSummary !== 0) failures.push(`${s.id}: ${v.evictedAwaitingSummary} messages evicted awaiting summary`)
-        if (v.update !== null) failures.push(`${s.id}: update still queued: ${JSON.stringify(v.update)}`)
-        if (v.windowMessages + v.summarizedMessages + v.systemMessages !== v.messageCount)
-          failures.push(`${s.id}: window ${v.windowMessages} + summarized ${v.summarizedMessages} + system ${v.systemMessages} != ${v.messageCount}`)
-        if (v.summarizedMessages > 0 && v.summary === null) failures.push(`${s.id}: ${v.summarizedMessages} summarized messages but no summary`)
-        const sr = await request('GET', `/sessions/${s.id}/summary`)
-        const sv = JSON.parse(sr.text) as { stale: boolean; degraded: boolean; tokens: number; budget: number; version: number }
-        if (sr.status !== 200 || sv.stale || sv.degraded || sv.tokens > sv.budget) failures.push(`${s.id}: summary ${sr.status} stale=${sv.stale} degraded=${sv.degraded} tokens ${sv.tokens}/${sv.budget}`)
-        if (sv.version > 0) summaries++
-      }
-      if (s.compactsAcked > 0) {
-        const r = await request('GET', `/sessions/${s.id}/checkpoints?limit=1`)
-        const latest = r.status === 200 ? (JSON.parse(r.text) as { items: { checkpointNum: number }[] }).items[0]?.checkpointNum : undefined
-        if (latest !== s.compactsAcked) failures.push(`${s.id}: latest checkpoint ${latest} (${r.status}), the driver got 2xx for ${s.compactsAcked} compactions`)
-      }
-    }
+    const api = await checkSessionsApi(request, sessions)
+    failures.push(...api.failures)
+    const { messages: messagesTotal, summaries, checkpoints: checkpointsTotal } = api
     const metrics = (await scrape()).text
     const gaveUp = metricValue(metrics, 'compactd_summary_updates_gave_up_total')
     const failedInQueue = metricValue(metrics, 'compactd_summary_queue_failed')
@@ -630,20 +314,7 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
     if (errorLogs.length > 0) failures.push(`${errorLogs.length} error lines in the service log, first: ${errorLogs[0]!.slice(0, 400)}`)
     const checkDb = database ?? (await openDatabase({ pgliteDataDir: pgliteDir! }))
     try {
-      const db = checkDb.db
-      for (const s of sessions) {
-        const rows = await sql<{ seq: number; raw: string; status: string }>`
-          select seq, raw::text as raw, status from session_messages where session_id = ${s.id} order by seq`.execute(db)
-        if (rows.rows.length !== s.acked.length) failures.push(`${s.id}: ${rows.rows.length} messages stored, ${s.acked.length} acknowledged`)
-        const misplaced = rows.rows.findIndex((r, i) => r.seq !== i + 1 || sha1(r.raw) !== s.acked[i])
-        if (misplaced >= 0) failures.push(`${s.id}: stored message ${misplaced + 1} (seq ${rows.rows[misplaced]!.seq}) is not the message sent at that position`)
-        const evicted = rows.rows.filter((r) => r.status === 'evicted').map((r) => r.seq)
-        if (evicted.length > 0) failures.push(`${s.id}: ${evicted.length} messages still evicted (seq ${evicted[0]}..${evicted.at(-1)})`)
-      }
-      const q = await sql<{ n: number }>`select count(*)::int as n from summary_update_queue`.execute(db)
-      if (q.rows[0]!.n !== 0) failures.push(`summary_update_queue holds ${q.rows[0]!.n} entries`)
-      const runs = await sql<{ n: number }>`select count(*)::int as n from summary_update_runs where finished_at is null`.execute(db)
-      if (runs.rows[0]!.n !== 0) failures.push(`${runs.rows[0]!.n} summary_update_runs unfinished`)
+      failures.push(...(await checkSessionsDb(checkDb.db, sessions)))
     } finally {
       if (!database) await checkDb.close()
     }
@@ -652,7 +323,7 @@ export async function benchSoak(opts: { pglite: boolean }): Promise<void> {
     const minutes = rows.length
     const all = (k: keyof Omit<OpStats, 'latencies'>) => OPS.reduce((n, op) => n + byOp[op][k], 0)
     console.log(`\nWhole soak (${SOAK_SECONDS} s, ${minutes} windows): ${totals.offered} requests offered, ${all('ok')} 2xx, 429: ${all('s429')}, 5xx: ${all('s5xx')}, other 4xx: ${all('s4xx')}, network: ${all('network')}, not sent (driver backlog): ${totals.notSent}`)
-    for (const op of OPS) {
+    for (const op of OPS.filter((o) => MIX[o] > 0)) {
       const o = byOp[op]
       console.log(`- ${op}: ${o.ok} 2xx, p99 ${p99(o.latencies).toFixed(0)} ms over the soak; 429: ${o.s429}, 5xx: ${o.s5xx}, other 4xx: ${o.s4xx}, network: ${o.network}`)
     }

@@ -23,6 +23,8 @@
  * survives when survives() finds it in that text (whitespace collapsed).
  * Fixtures are read from ../shared (or COMPACTD_SHARED_FIXTURES) and never copied here.
  */
+import fs from 'node:fs'
+import path from 'node:path'
 import { testConfig } from '../../src/config.ts'
 import { parseConversation } from '../../src/engine/messages/index.ts'
 import { planWindowEviction, sessionExchanges } from '../../src/engine/sessions/index.ts'
@@ -134,6 +136,8 @@ export function measure(fixture: string, raw: Record<string, unknown>[]): Rollin
 
   const content = summary!.content
   const text = displayText(content)
+  // ROLLING_DUMP=<dir>: each fixture's final summary as the model reads it, to see what fills the budget.
+  if (process.env.ROLLING_DUMP) fs.writeFileSync(path.join(process.env.ROLLING_DUMP, `${fixture}.md`), text)
   const lines = (t: string) => t.split('\n').map(norm)
   const outText = norm(text)
   const outLines = lines(text)

@@ -20,7 +20,6 @@ import { ROOT } from './doc-blocks.ts'
 export const PACKAGE_IMPORTS: Record<string, string> = {
   '@compactd/client': path.join(ROOT, 'clients/typescript/src/index.ts'),
   '@compactd/client/ai-sdk': path.join(ROOT, 'clients/typescript/src/ai-sdk.ts'),
-  '@ai-sdk/openai': path.join(ROOT, 'test/helpers/ai-sdk-openai.ts'),
   compactd: path.join(ROOT, 'src/index.ts'),
 }
 

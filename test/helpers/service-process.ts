@@ -42,7 +42,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** What a part of the build is made from, what marks it built, and the script that makes it. */
 const PARTS = {
-  server: { sources: [['src', ['.ts']], ['routes', ['.ts']], ['migrations', ['.ts']]], output: 'dist/server.js', script: 'build:server' },
+  server: { sources: [['src', ['.ts', '.cjs']], ['routes', ['.ts']], ['migrations', ['.ts']]], output: 'dist/server.js', script: 'build:server' },
   ui: { sources: [['ui/src', ['.ts', '.tsx', '.css']]], output: 'dist/ui/app.js', script: 'build:ui' },
   lib: { sources: [['src', ['.ts']]], output: 'dist/lib/index.js', script: 'build:lib' },
 } as const satisfies Record<string, { sources: (readonly [string, readonly string[]])[]; output: string; script: string }>

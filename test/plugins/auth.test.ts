@@ -37,6 +37,24 @@ t.test('once a key exists, requests need it; failures give no hint', async (t) =
   t.equal(docs.statusCode, 200, 'docs stay public')
 })
 
+t.test('AUTH_KEY_CACHE_MS: a verified key is trusted that long, then looked up again; 0 looks up every request', async (t) => {
+  for (const cacheMs of [0, 400]) {
+    const { app, database } = await buildTestApp(t, { config: { AUTH_KEY_CACHE_MS: cacheMs } })
+    const { key } = await createApiKey(database.db, 'acme')
+    await app.authOpenMode({ refresh: true })
+    const send = () => app.inject({ method: 'POST', url: '/estimate', payload: body, headers: { authorization: `Bearer ${key}` } })
+    t.equal((await send()).statusCode, 200, `${cacheMs}: the key works`)
+    await database.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('key_hash', '=', hashApiKey(key)).execute()
+    if (cacheMs === 0) {
+      t.equal((await send()).statusCode, 401, 'revoked: refused at once')
+      continue
+    }
+    t.equal((await send()).statusCode, 200, 'revoked, but verified less than AUTH_KEY_CACHE_MS ago: still trusted')
+    await new Promise((r) => setTimeout(r, cacheMs + 50))
+    t.equal((await send()).statusCode, 401, 'refused once the trust has expired')
+  }
+})
+
 t.test('keys are stored only as hashes', async (t) => {
   const { database } = await buildTestApp(t)
   const { key } = await createApiKey(database.db, 'acme')

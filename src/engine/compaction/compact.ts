@@ -17,7 +17,7 @@ import { getAdapter } from '../messages/index.ts'
 import type { CanonicalMessage } from '../messages/canonical.ts'
 import { neutralCounter } from '../conversation/segments.ts'
 import { REPLY_PRIMING_TOKENS } from '../tokens/tokenizer.ts'
-import type { TokenCounter } from '../tokens/count.ts'
+import { memoizedCounter, type TokenCounter } from '../tokens/count.ts'
 import { assemble, type Assembly } from './assemble.ts'
 import { layoutOf, splitMergedTurns } from './layout.ts'
 import { compacted, dryRun, thinnedOnly, untouched, type Run } from './outcome.ts'
@@ -49,7 +49,9 @@ export interface CompactInput {
 /** Re-plans allowed when the real count in the caller's format exceeds the neutral plan. */
 const REPLANS = 3
 
-export async function compact(input: CompactInput): Promise<CompactResult> {
+export async function compact(given: CompactInput): Promise<CompactResult> {
+  // Each text counted once however many steps ask (tokens/count.ts memoizedCounter).
+  const input: CompactInput = { ...given, counter: memoizedCounter(given.counter) }
   const now = input.now ?? (() => performance.now())
   const started = now()
   const { options, counter } = input

@@ -70,3 +70,22 @@ export function replayPrefix(prefix: ReusablePrefix, messages: readonly unknown[
   for (let i = prefix.coveredCount; i < messages.length; i++) out.push(messages[i])
   return out
 }
+
+/**
+ * The head a later compaction may keep byte for byte (the proxy's chained rounds): the
+ * leading parts up to the last of the summaries among them, as long as nothing else
+ * compactd created (a masked result, a condensed turn) comes before it. `summaries`: how
+ * many summaries the head holds (0: no head to keep).
+ */
+export function frozenHead(parts: readonly PrefixPart[], isSummary: (created: unknown) => boolean): { length: number; summaries: number } {
+  let length = 0
+  let summaries = 0
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!
+    if (!('created' in p)) continue
+    if (!isSummary(p.created)) break
+    length = i + 1
+    summaries++
+  }
+  return { length, summaries }
+}

@@ -15,9 +15,13 @@
  *   - the latest plan/todo state, the current work and the next step.
  */
 import { compactArgs } from '../conversation/segments.ts'
-import type { CanonicalMessage, ToolCallPart } from '../messages/canonical.ts'
+import type { CanonicalMessage, ToolCallPart, ToolResultPart } from '../messages/canonical.ts'
 import { callsOfResults } from '../conversation/pairing.ts'
 import { digestToolCall, type ToolDigest } from './tools.ts'
+import { digestOf } from './digest-cache.ts'
+import { looksLikeUnifiedDiff } from './artifacts/patches.ts'
+import { bareName, classifyTool } from './tool-kind.ts'
+import { parseArgs } from './tool-args.ts'
 import { classifyMessages, type ConversationEvent } from './events.ts'
 import type { EarlierSummary } from './earlier-summary.ts'
 import { planFromToolCall, type PlanItem } from './plan-tools.ts'
@@ -100,6 +104,25 @@ function pushLatest(list: string[], s: string, max: number): void {
 }
 
 /**
+ * A call that only read or searched, and succeeded, digests the same with the session's
+ * tracker as without it: such a call changes nothing the tracker remembers (no script
+ * written, no change for a diff to be checked against). Its digest is then the one masking
+ * and the action log share (digest-cache.ts), made once per compaction instead of twice.
+ * Any other call, or a read whose output is a diff a `submit`/`diff` tool printed, goes
+ * through the tracker (undefined here).
+ */
+function readOnlyDigest(call: ToolCallPart, args: string, result: ToolResultPart | undefined, preserveErrorDetails: boolean): ToolDigest | undefined {
+  if (!result || result.isError === true) return undefined
+  // The kind first: any other call is digested by the tracker only, not a second time here.
+  const kind = classifyTool(call.name, parseArgs(args))
+  if (kind !== 'read' && kind !== 'search') return undefined
+  const d = digestOf(call.name, call.argsText, result, preserveErrorDetails)
+  if (d.status === 'error' || d.changes.some((c) => c.op !== 'read')) return undefined
+  if (/submit|diff/i.test(bareName(call.name)) && looksLikeUnifiedDiff(result.text)) return undefined
+  return d
+}
+
+/**
  * Facts of `messages` (the compacted range). `later` are the messages after it (the kept
  * tail): an intent they already carried out is not the next step.
  */
@@ -108,10 +131,10 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
   const facts: HandoverFacts = { instructions: [], earlier: [], files: [], failures: [], commands: [], rootCauses: [], decisions: [], abandoned: [], findings: [], tools: [] }
   // Each call's own result: a reused id pairs sequentially (conversation/pairing.ts).
   const callOf = callsOfResults(messages)
-  const results = new Map<ToolCallPart, { text: string; isError: boolean; event: number }>()
+  const results = new Map<ToolCallPart, { part: ToolResultPart; event: number }>()
   events.forEach((e, k) => {
     const call = e.kind === 'tool-output' ? callOf.get(e.result) : undefined
-    if (call && e.kind === 'tool-output') results.set(call, { text: e.result.text, isError: e.result.isError === true, event: k })
+    if (call && e.kind === 'tool-output') results.set(call, { part: e.result, event: k })
   })
   const reads: ReadCall[] = []
   const readOf = (d: ToolDigest, event: number, output: string) => {
@@ -176,17 +199,18 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
       case 'tool-call': {
         const r = results.get(e.call)
         const args = compactArgs(e.call.argsText)
-        const d = digestToolCall(e.call.name, args, r?.text ?? '', r?.isError ?? false, opts.preserveErrorDetails, tracker)
+        const output = r?.part.text ?? ''
+        const d = readOnlyDigest(e.call, args, r?.part, opts.preserveErrorDetails) ?? digestToolCall(e.call.name, args, output, r?.part.isError === true, opts.preserveErrorDetails, tracker)
         facts.tools.push({ position: e.position, digest: d })
         for (const c of d.changes) changes.push({ ...c, index: e.position })
-        if (r) readOf(d, r.event, r.text)
+        if (r) readOf(d, r.event, r.part.text)
         const plan = planFromToolCall(e.call.name, args)
         if (plan) facts.plan = plan
         const isCommand = d.kind === 'shell'
         // A command whose arguments are gone (cold storage) has no identity to record.
         if (isCommand && !d.target) break
         recordRun(e.position, isCommand ? d.target! : `${d.tool} ${d.target ?? ''}`, d, isCommand)
-        repo.see(e.position, d.tool, isCommand ? d.target! : args, r?.text ?? '', d.status === 'error')
+        repo.see(e.position, d.tool, isCommand ? d.target! : args, output, d.status === 'error')
         break
       }
       case 'text-command': {

@@ -160,11 +160,9 @@ export function digestToolCall(tool: string, argsText: string, output: string, i
   const call = { tool, args, output, kind }
   // A failed edit or write changed nothing; a failed command's patches and scripts likely did not either.
   const failed = outcome.status === 'error'
-  const changes = tracker
-    ? tracker.add({ ...call, failed })
-    : failed && kind !== 'shell'
-      ? []
-      : changesOfCall(call).changes.filter((c) => !(failed && isFragileChange(c)))
+  // One analysis gives the changes and, for a command, whether it searches.
+  const analysed = tracker ? tracker.analyze({ ...call, failed }) : failed && kind !== 'shell' ? { changes: [] } : changesOfCall(call)
+  const changes = tracker ? analysed.changes : analysed.changes.filter((c) => !(failed && isFragileChange(c)))
   const d: ToolDigest = {
     tool,
     kind,
@@ -195,8 +193,9 @@ export function digestToolCall(tool: string, argsText: string, output: string, i
     }
     case 'shell': {
       d.target = command
-      const fx = analyzeShell(command ?? '')
-      searched = fx.search !== undefined
+      // The analysis read the command from its arguments; a command that is the raw
+      // arguments text (no command key) is analysed here.
+      searched = (commandOf(args) ?? str(args.value)) !== undefined ? analysed.search !== undefined : analyzeShell(command ?? '').search !== undefined
       break
     }
     case 'search': {

@@ -182,20 +182,63 @@ function commandSpan(command: string): string {
  * condensing drops it first.
  */
 export function ranSegment(x: ExchangeFacts, room: number): string | undefined {
+  return ranSpans(x, room).segment
+}
+
+/** ranSegment's segment, and the commands that did not fit it (ranContinuations writes them). */
+function ranSpans(x: ExchangeFacts, room: number): { segment?: string; commands: number; rest: string[] } {
   const named = new Set(x.failures.map((f) => commandSpan(f.source)))
   const passed = lastPassingTest(x)
   if (passed?.digest.target) named.add(commandSpan(passed.digest.target))
   const spans: string[] = []
+  const rest: string[] = []
+  const seen = new Set<string>()
   let length = 'ran '.length
   for (const t of x.tools) {
     if (t.digest.kind !== 'shell' || !t.digest.target) continue
-    const span = commandSpan(t.digest.target)
-    if (span.length <= 2 || named.has(span) || spans.includes(span)) continue
-    if (length + span.length + 2 > room) break
+    const command = commandSpan(t.digest.target)
+    if (command.length <= 2 || named.has(command) || seen.has(command)) continue
+    seen.add(command)
+    // A non-zero exit that is no failure (grep matching nothing, a probe for a missing file)
+    // is still what the agent learned: "nothing there".
+    const span = t.digest.exitCode ? `${command} exit ${t.digest.exitCode}` : command
+    if (rest.length > 0 || length + span.length + 2 > room) {
+      rest.push(span)
+      continue
+    }
     spans.push(span)
     length += span.length + 2
   }
-  return spans.length ? `ran ${spans.join(', ')}` : undefined
+  return { ...(spans.length ? { segment: `ran ${spans.join(', ')}` } : {}), commands: spans.length, rest }
+}
+
+/** Continuation items per exchange at most: a runaway loop of commands does not flood the summary. */
+const RAN_CONTINUATIONS_MAX = 4
+
+/**
+ * The commands of a long exchange that its item had no room for, as `ran (cont.)` items
+ * of low importance, so they are the first condensed or merged when the summary's budget
+ * is short, and kept while it has room. Serves terminal-driven agents whose one exchange
+ * (one task) runs dozens of commands (mini-SWE-agent, SWE-agent): their single item named
+ * a few and dropped the rest, with most of the summary's budget unused.
+ */
+export function ranContinuations(rest: readonly string[]): { text: string; commands: number }[] {
+  const out: { text: string; commands: number }[] = []
+  let cur: string[] = []
+  let length = 0
+  const lead = 'ran (cont.) '
+  for (const span of rest) {
+    if (cur.length && lead.length + length + span.length + 2 > ITEM_MAX_CHARS) {
+      out.push({ text: `${lead}${cur.join(', ')}`, commands: cur.length })
+      if (out.length === RAN_CONTINUATIONS_MAX) return out
+      cur = []
+      length = 0
+    }
+    cur.push(span)
+    length += span.length + 2
+  }
+  if (cur.length) out.push({ text: `${lead}${cur.join(', ')}`, commands: cur.length })
+  return out.slice(0, RAN_CONTINUATIONS_MAX)
 }
 
 /** An exchange's items with the facts they were written from (the continuation block reads both). */
@@ -222,7 +265,7 @@ export function summarizeBatch(exchanges: readonly Exchange[], appendedAt: strin
     let task: SummaryItem | undefined
     const segs = segmentsOf(x)
     const head = segs.length ? joinSegments(segs, ITEM_MAX_CHARS) : ''
-    const ran = ranSegment(x, ITEM_MAX_CHARS - head.length - (head ? 2 : 0))
+    const { segment: ran, commands: ranCommands, rest } = ranSpans(x, ITEM_MAX_CHARS - head.length - (head ? 2 : 0))
     if (ran) segs.push(ran)
     if (segs.length) {
       const item: SummaryItem = { text: ran ? (head ? `${head}; ${ran}` : ran) : head, at, tokens, importance: levelOf(scoreOf(x)), kind: kindOf(x) }
@@ -232,6 +275,16 @@ export function summarizeBatch(exchanges: readonly Exchange[], appendedAt: strin
       if (setsConstraint(x)) item.pin = 'constraint'
       if (meaningfulInstructions(x).length) task = item
       items.push(item)
+      // The exchange's size shared out by the commands each item names, so the sizes still add up.
+      const more = ranContinuations(rest)
+      if (more.length) {
+        const all = more.reduce((n, c) => n + c.commands, 0) + ranCommands + 1
+        for (const { text, commands } of more) {
+          const share = Math.max(1, roundTokens((tokens * commands) / all))
+          item.tokens = Math.max(1, item.tokens - share)
+          items.push({ text, at, tokens: share, importance: 'low', kind: item.kind })
+        }
+      }
     }
     let earlierTask: SummaryItem | undefined
     for (const e of x.earlier) {

@@ -79,6 +79,32 @@ export function tokenizerCounter(encoding: EncodingName, cache?: MessageCountCac
   return { method: 'tokenizer', margin: 1, text: (t) => countTextTokens(t, encoding), id: encoding, ...(cache ? { cache } : {}) }
 }
 
+/** Texts shorter than this are counted again rather than remembered: a lookup would cost about as much. */
+const MEMO_MIN_CHARS = 256
+
+/**
+ * The counter with its text counts remembered for one piece of work (a compaction): the
+ * engine counts some texts more than once (a tool result when the plan is made, and again
+ * when masking decides whether its placeholder is shorter; a tool input when condensing),
+ * and on the largest fixture those second passes were a fifth of the tokenizer's work.
+ * The map only refers to strings the work holds anyway, and is dropped with it.
+ */
+export function memoizedCounter(counter: TokenCounter): TokenCounter {
+  const counts = new Map<string, number>()
+  return {
+    ...counter,
+    text(t: string): number {
+      if (t.length < MEMO_MIN_CHARS) return counter.text(t)
+      let n = counts.get(t)
+      if (n === undefined) {
+        n = counter.text(t)
+        counts.set(t, n)
+      }
+      return n
+    },
+  }
+}
+
 /** `withMargin` is true for models whose tokenizer is not o200k-like. */
 export function heuristicCounter(withMargin: boolean, cache?: MessageCountCache): TokenCounter {
   const margin = withMargin ? HEURISTIC_SAFETY_MARGIN : 1

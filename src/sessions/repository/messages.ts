@@ -62,10 +62,15 @@ export async function insertMessages(db: Db, tenantId: string, sessionId: string
 }
 
 /** A session_messages row as read (seq may come back as a string: bigint). */
-type MessageRow = { seq: number | string; raw: unknown; role: string; tokens: number; message_at: Date | string; status: SessionMessageStatus }
+export type MessageRow = { seq: number | string; raw: unknown; role: string; tokens: number; message_at: Date | string; status: SessionMessageStatus }
 
 function toStored(r: MessageRow): StoredMessage {
   return { seq: Number(r.seq), raw: decodeJson(parseJson(r.raw)), role: r.role, tokens: r.tokens, messageAt: toDate(r.message_at), status: r.status }
+}
+
+/** Rows read by raw SQL elsewhere in the repository (archive-backfill.ts), as stored messages. */
+export function toStoredRows(rows: readonly MessageRow[]): StoredMessage[] {
+  return rows.map(toStored)
 }
 
 export async function messagesWithStatus(db: Db, tenantId: string, sessionId: string, status: SessionMessageStatus, limit?: number): Promise<StoredMessage[]> {

@@ -24,11 +24,14 @@ import type { EstimateInput, EstimateResult } from '../estimate/count.ts'
 import type { SearchResult } from '../archive/archive.ts'
 import type { ProxyOutcome } from './metrics.ts'
 import { hitsText, recallLoop } from './recall.ts'
+import { compactAfterHead } from './chain.ts'
 import { derivedSession, forwardedHeaders, givenCompactNow, givenFocus, givenNotMidTurn, givenRecall, givenSession, givenThreshold, givenTrigger } from './headers.ts'
 import type { Breaker } from '../compact/breaker.ts'
 import type { BreakerStatus } from '../../engine/compaction/breaker.ts'
 import { parseConversation } from '../../engine/messages/index.ts'
 import { getSession as readSession } from '../../sessions/repository.ts'
+import { tenantNameOf } from '../../tenancy/api-keys.ts'
+import type { Config } from '../../config.ts'
 import { midTurn } from '../../engine/conversation/pairing.ts'
 
 export type ProxyDeps = Pick<UseCaseDeps, 'config' | 'db' | 'upstream' | 'metrics'> & {
@@ -74,9 +77,25 @@ interface Decision {
 export function makeProxy(deps: ProxyDeps) {
   const { config, db } = deps
 
-  function upstreamUrl(wire: RequestWire): string {
-    const base = wire.upstream === 'openai' ? config.UPSTREAM_OPENAI_URL : config.UPSTREAM_ANTHROPIC_URL
-    return base.replace(/\/+$/, '') + wire.upstreamPath
+  type TenantSettings = Config['PROXY_TENANTS'][string]
+  // PROXY_TENANTS is keyed by name; a tenant's name never changes, so each id is looked up
+  // once: the lookup's promise is kept, so decide() and proxyRequest() asking at once share it.
+  const tenantSettingsById = new Map<string, Promise<TenantSettings | undefined>>()
+  function tenantSettings(tenantId: string): Promise<TenantSettings | undefined> {
+    if (Object.keys(config.PROXY_TENANTS).length === 0) return Promise.resolve(undefined)
+    let found = tenantSettingsById.get(tenantId)
+    if (found === undefined) {
+      found = tenantNameOf(db, tenantId).then((name) => (name !== undefined ? config.PROXY_TENANTS[name] : undefined))
+      // A failed lookup is not kept: the next request asks again.
+      found.catch(() => tenantSettingsById.delete(tenantId))
+      tenantSettingsById.set(tenantId, found)
+    }
+    return found
+  }
+
+  function upstreamBase(upstream: 'openai' | 'anthropic', tenant: TenantSettings | undefined): string {
+    const base = upstream === 'openai' ? (tenant?.upstreamOpenaiUrl ?? config.UPSTREAM_OPENAI_URL) : (tenant?.upstreamAnthropicUrl ?? config.UPSTREAM_ANTHROPIC_URL)
+    return base.replace(/\/+$/, '')
   }
 
   /** An unreachable provider is a 502 in the endpoint's shape; its own answers, errors included, pass through. */
@@ -97,7 +116,7 @@ export function makeProxy(deps: ProxyDeps) {
     if ('none' in conversation || model === undefined || conversation.messages.length === 0) return pass(0)
     const focus = givenFocus(call.headers)
     const sessionGiven = givenSession(call.headers)
-    const trigger = await triggerOf(caller.tenantId, call.headers, sessionGiven)
+    const [trigger, tenant] = await Promise.all([triggerOf(caller.tenantId, call.headers, sessionGiven), tenantSettings(caller.tenantId)])
     if (trigger.mode === 'off') return pass(0)
     const compactNow = givenCompactNow(call.headers)
     const counted = await deps.estimate(caller, {
@@ -107,15 +126,17 @@ export function makeProxy(deps: ProxyDeps) {
       ...(conversation.system !== undefined ? { system: conversation.system } : {}),
       ...(Array.isArray(call.body.tools) ? { tools: call.body.tools } : {}),
     } as EstimateInput)
-    const threshold = trigger.threshold === undefined ? undefined : trigger.threshold >= 1 ? Math.floor(trigger.threshold) : Math.floor(trigger.threshold * counted.contextLimit)
+    // The request's or the session's threshold, else the tenant's (PROXY_TENANTS), else the model's.
+    const given = trigger.threshold ?? tenant?.threshold
+    const threshold = given === undefined ? undefined : given >= 1 ? Math.floor(given) : Math.floor(given * counted.contextLimit)
     const limit = threshold ?? counted.threshold
     if (counted.totalTokens < limit && !compactNow) return pass(counted.totalTokens)
 
     const sessionId = sessionGiven ?? derivedSession(caller.tenantId, conversation.system, conversation.messages)
     const texts = messageTexts(conversation.messages)
     const stored = await readPrefix(db, caller.tenantId, sessionId)
+    const replayed = stored ? replayPrefix(stored, conversation.messages, texts, conversation.system) : undefined
     if (stored) {
-      const replayed = replayPrefix(stored, conversation.messages, texts, conversation.system)
       if (replayed) {
         const candidate: RequestConversation = { messages: replayed, ...withSystem(stored.system ?? conversation.system) }
         const recount = await deps.estimate(caller, { messages: candidate.messages, format: call.format, model, ...withSystem(candidate.system), ...(Array.isArray(call.body.tools) ? { tools: call.body.tools } : {}) } as EstimateInput)
@@ -135,25 +156,31 @@ export function makeProxy(deps: ProxyDeps) {
       if (open) return held(`the compaction breaker is open: ${open.reason}`, open)
     }
 
-    // Compact the whole history (the archive gets every message once), to a share of the
-    // threshold: the next turns then fit under this same prefix.
+    // Compact to a share of the threshold, so the next turns fit under this same prefix:
+    // after the stored prefix's head when the chain allows (chain.ts), else the whole
+    // history (the archive gets every message once).
     const targetTokens = Math.max(1, Math.floor(limit * config.PROXY_COMPACT_TO) - counted.toolsTokens)
-    const compacted = await compactOrRefuse(caller, { messages: conversation.messages, format: call.format, model, ...withSystem(conversation.system), targetTokens, sessionId, ...(focus ? { focus } : {}) } as CompactRequest, limit, !compactNow)
+    const chained =
+      stored && replayed && !compactNow
+        ? await compactAfterHead({ estimate: deps.estimate, compact: deps.compact, maxSummaries: config.PROXY_SUMMARY_CHAIN }, caller, { format: call.format, model, ...withSystem(conversation.system), replayed, stored, targetTokens, sessionId, ...(focus ? { focus } : {}) })
+        : undefined
+    const compacted = chained?.compacted ?? (await compactOrRefuse(caller, { messages: conversation.messages, format: call.format, model, ...withSystem(conversation.system), targetTokens, sessionId, ...(focus ? { focus } : {}) } as CompactRequest, limit, !compactNow))
     if (!compactNow && compacted.compacted) {
       await deps.breaker?.recordAutomatic(caller.tenantId, sessionId, { messages: conversation.messages.length, freedTokens: Math.max(0, compacted.event.tokensBefore - compacted.event.tokensAfter), windowTokens: counted.contextLimit })
     }
-    const recipe = prefixRecipe(texts, compacted.messages, conversation.system)
+    const recipe = prefixRecipe(texts, chained?.messages ?? compacted.messages, conversation.system)
     // What compactd wrote (the summary, masked results) holds no secret in clear: not in
     // the database, and, so that every later request sends the same bytes, not upstream.
     const parts: PrefixPart[] = recipe.parts.map((p) => ('created' in p ? { created: redactValue(p.created).value } : p))
-    const systemChanged = JSON.stringify(compacted.system ?? null) !== JSON.stringify(conversation.system ?? null)
+    // A chained round leaves the system prompt as it is (chain.ts refuses one that would not).
+    const systemChanged = !chained && JSON.stringify(compacted.system ?? null) !== JSON.stringify(conversation.system ?? null)
     const system = systemChanged ? redactValue(compacted.system).value : undefined
     const checkpointNum = compacted.checkpoint?.checkpointNum ?? 0
     const prefix: StoredPrefix = { ...recipe, parts, ...(system !== undefined ? { system } : {}), checkpointNum }
     await writePrefix(db, caller.tenantId, sessionId, prefix)
     const messages = replayPrefix(prefix, conversation.messages, texts, conversation.system)!
     const json = call.wire.withConversation(call.body, { messages, ...withSystem(system ?? conversation.system) })
-    return { outcome: 'compacted', body: JSON.stringify(json), json, tokensBefore: counted.totalTokens, tokensAfter: compacted.event.tokensAfter + counted.toolsTokens, sessionId, checkpointNum }
+    return { outcome: 'compacted', body: JSON.stringify(json), json, tokensBefore: counted.totalTokens, tokensAfter: compacted.event.tokensAfter + (chained?.headTokens ?? 0) + counted.toolsTokens, sessionId, checkpointNum }
   }
 
   /** The trigger: the headers', else the named session's stored one, else auto at the model's threshold. */
@@ -200,11 +227,11 @@ export function makeProxy(deps: ProxyDeps) {
   }
 
   async function proxyRequest(caller: Caller & { signal?: AbortSignal }, call: ProxyCall): Promise<ProxyReply> {
-    const decision = await decide(caller, call)
+    const [decision, tenant] = await Promise.all([decide(caller, call), tenantSettings(caller.tenantId)])
     const endpoint = call.wire.path
     deps.metrics?.onProxied?.(endpoint, decision.outcome, Math.max(0, decision.tokensBefore - decision.tokensAfter))
     const forward = (body: string | Buffer, whole = false) =>
-      send({ url: upstreamUrl(call.wire), method: 'POST', headers: { ...forwardedHeaders(call.headers), 'content-type': 'application/json', ...(whole ? { 'accept-encoding': 'identity' } : {}) }, body, signal: caller.signal })
+      send({ url: upstreamBase(call.wire.upstream, tenant) + call.wire.upstreamPath, method: 'POST', headers: { ...forwardedHeaders(call.headers), 'content-type': 'application/json', ...(whole ? { 'accept-encoding': 'identity' } : {}) }, body, signal: caller.signal })
     let res: UpstreamResponse
     let rounds: number | undefined
     if (givenRecall(call.headers)) {
@@ -241,7 +268,8 @@ export function makeProxy(deps: ProxyDeps) {
   /** GET /v1/models, passed through: to Anthropic when the caller speaks its headers, else to OpenAI. */
   async function listModels(caller: Caller & { signal?: AbortSignal }, headers: IncomingHttpHeaders, search: string): Promise<ProxyReply> {
     const anthropic = headers['anthropic-version'] !== undefined || headers['x-api-key'] !== undefined
-    const base = anthropic ? `${config.UPSTREAM_ANTHROPIC_URL.replace(/\/+$/, '')}/v1/models` : `${config.UPSTREAM_OPENAI_URL.replace(/\/+$/, '')}/models`
+    const tenant = await tenantSettings(caller.tenantId)
+    const base = anthropic ? `${upstreamBase('anthropic', tenant)}/v1/models` : `${upstreamBase('openai', tenant)}/models`
     const res = await send({ url: base + search, method: 'GET', headers: forwardedHeaders(headers), signal: caller.signal })
     return { status: res.status, headers: res.headers, body: res.body }
   }

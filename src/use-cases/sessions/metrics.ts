@@ -12,6 +12,8 @@ export type UpdateMode = 'rules' | 'llm' | 'llm-fallback'
 export interface SessionMetrics extends CompactionMetrics {
   /** Summary updates queued: `new` entries, or `merged` into the session's pending one. */
   onUpdateQueued(priority: PriorityName, outcome: 'new' | 'merged', count?: number): void
+  /** Updates claimed by a worker, with how long each waited once available (the claim latency). */
+  onUpdatesClaimed(waitedSeconds: number[]): void
   /**
    * One update finished (claim to commit). `written`: the version it wrote, with the
    * session's budget; `emergencyTruncated`: the hard budget cut it.

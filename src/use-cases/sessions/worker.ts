@@ -87,6 +87,7 @@ export function makeSummaryWorker(opts: SummaryWorkerOptions) {
       if (free > 0) {
         const entries = await claim(db, id, config.LEASE_MS, free)
         claimedAll = entries.length === free
+        if (entries.length > 0) opts.metrics?.onUpdatesClaimed(entries.map((e) => e.waitedMs / 1000))
         for (const entry of entries) track(entry)
       }
     } catch (err) {
@@ -113,6 +114,7 @@ export function makeSummaryWorker(opts: SummaryWorkerOptions) {
     while (n < max) {
       const [entry] = await claim(db, id, config.LEASE_MS, 1)
       if (!entry) break
+      opts.metrics?.onUpdatesClaimed([entry.waitedMs / 1000])
       await processEntry(entry)
       n++
     }

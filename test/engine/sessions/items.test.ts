@@ -1,6 +1,8 @@
 /** An exchange → one summary item (src/engine/sessions/items.ts): what happened, and how important it is. */
 import t from 'tap'
 import { summarizeExchange } from '../../../src/engine/sessions/index.ts'
+import { summarizeBatch } from '../../../src/engine/sessions/items.ts'
+import { messageTokens } from '../../../src/engine/tokens/count.ts'
 import { call, counter, DAY, fixExchange, iso, msg, result, T0, text } from './helpers.ts'
 
 t.test('summarizeExchange: failing command, its error, the edited file, the cause', async (t) => {
@@ -115,4 +117,41 @@ t.test('a terminal-driving exchange names the commands it ran, by their first li
   const named = [...full.text.matchAll(/pattern_(\d+)/g)].map((m) => Number(m[1]))
   t.same(named, named.map((_, k) => k), 'the first commands, in order')
   t.ok(named.length >= 3, `several fit (${named.length})`)
+})
+
+t.test('a long terminal exchange: the commands its item had no room for follow as low-importance `ran (cont.)` items (ranContinuations)', async (t) => {
+  // The class: one task, dozens of shell commands in one exchange (mini-SWE-agent, SWE-agent).
+  const many = [msg('user', [text('Find why the parser drops the WITH clause.')])]
+  for (let k = 0; k < 60; k++) {
+    many.push(msg('assistant', [call(`m${k}`, 'bash', { command: `cd /repo && grep -rn "pattern_${k}" src/sqlfluff/rules | head -20` })]))
+    many.push(msg('tool', [result(`m${k}`, 'ok')]))
+  }
+  const { done } = summarizeBatch([{ messages: many }], T0, counter)
+  const items = done[0]!.items
+  const [main, ...rest] = items
+  t.ok(rest.length >= 1 && rest.length <= 4, `continuation items, at most 4 (${rest.length})`)
+  for (const it of rest) {
+    t.match(it.text, /^ran \(cont\.\) `/, 'each says what it continues')
+    t.equal(it.importance, 'low', 'low importance: condensed or merged first under budget pressure')
+    t.ok(it.tokens > 0, "a share of the exchange's size, by the commands it names")
+    t.ok(it.text.length <= 600, 'within an item')
+  }
+  const named = items.flatMap((it) => [...it.text.matchAll(/pattern_(\d+)"/g)].map((m) => Number(m[1])))
+  t.same(named, named.map((_, k) => k), 'every command once, in order, across the items')
+  t.ok(named.length > [...main!.text.matchAll(/pattern_/g)].length, 'more than the first item held')
+  t.ok(named.length < 60, 'a runaway loop does not flood the summary: capped')
+  const whole = summarizeBatch([{ messages: many.slice(0, 3) }], T0, counter).done[0]!.items[0]!.tokens
+  t.ok(whole > 0)
+  const sum = items.reduce((n, it) => n + it.tokens, 0)
+  const exchangeTokens = many.reduce((n, m) => n + messageTokens(m, counter), 0)
+  t.ok(Math.abs(sum - exchangeTokens) <= exchangeTokens * 0.05, `the items' sizes add up to the exchange's (${sum} ≈ ${exchangeTokens})`)
+
+  // A search that matched nothing (grep's exit 1: no failure) is still named with its code.
+  const probe = [msg('user', [text('Is the old flag still used?')]), msg('assistant', [call('g0', 'bash', { command: 'grep -rn "LEGACY_FLAG" src/' })]), msg('tool', [result('g0', '<returncode>1</returncode>\n<output></output>')])]
+  const probed = summarizeBatch([{ messages: probe }], T0, counter).done[0]!.items[0]!
+  t.match(probed.text, '`grep -rn "LEGACY_FLAG" src/` exit 1', 'the exit code beside the command: nothing there')
+
+  // A short exchange gets no continuation.
+  const short = [msg('user', [text('Run the tests.')]), msg('assistant', [call('s0', 'bash', { command: 'npm test' })]), msg('tool', [result('s0', 'ok')])]
+  t.equal(summarizeBatch([{ messages: short }], T0, counter).done[0]!.items.length, 1)
 })

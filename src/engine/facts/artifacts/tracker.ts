@@ -51,12 +51,18 @@ export class ArtifactTracker {
    * (a shell command's effects before its failure still count). Returns the call's changes.
    */
   add(call: CallInput & { index?: number; failed?: boolean }): FileChange[] {
+    return this.analyze(call).changes
+  }
+
+  /** add(), with what the same analysis found a shell command to search (a digest's `value` needs it). */
+  analyze(call: CallInput & { index?: number; failed?: boolean }): { changes: FileChange[]; search?: string } {
     const index = call.index ?? this.position
     this.position = index + 1
-    const { changes, written } = changesOfCall(call, { get: (p) => this.script(p) })
+    const { changes, written, search } = changesOfCall(call, { get: (p) => this.script(p) })
+    const searched = search !== undefined ? { search } : {}
     const args = typeof call.args === 'string' ? parseArgs(call.args) : call.args
     const isShell = call.kind === 'shell' || (!call.kind && commandOf(args) !== undefined && !filePathOf(args))
-    if (call.failed && !isShell) return changes.filter((c) => c.op === 'read').map((c) => this.record(c, index))
+    if (call.failed && !isShell) return { changes: changes.filter((c) => c.op === 'read').map((c) => this.record(c, index)), ...searched }
     if (call.failed) {
       // A failed patch did not apply; a script that could not start wrote nothing.
       const kept = changes.filter((c) => !isFragileChange(c))
@@ -85,7 +91,7 @@ export class ArtifactTracker {
         out.push(this.record({ ...c, note: c.note ? `${c.note} (seen in diff)` : 'seen in diff' }, index))
       }
     }
-    return out
+    return { changes: out, ...searched }
   }
 
   private known(path: string): boolean {

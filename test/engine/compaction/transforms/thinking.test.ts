@@ -28,6 +28,21 @@ function thinkingBlocks(messages: readonly unknown[]): string[] {
   })
 }
 
+/** Every reasoning block (thinking, redacted thinking, reasoning item or part) of messages serialized to the wire, as JSON. */
+function wireReasoning(messages: readonly CanonicalMessage[], format: MessageFormat): string[] {
+  const found: string[] = []
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk)
+    else if (v && typeof v === 'object') {
+      const type = (v as { type?: unknown }).type
+      if (type === 'thinking' || type === 'redacted_thinking' || type === 'reasoning') found.push(JSON.stringify(v))
+      else Object.values(v).forEach(walk)
+    }
+  }
+  walk(serializeConversation(messages, format).messages)
+  return found
+}
+
 /**
  * What Anthropic's API refuses in a conversation's shape: an assistant message first, an
  * empty message. (Consecutive messages of one role it merges into one turn, so a message
@@ -70,13 +85,24 @@ for (const { format, render } of formats) {
         // Nothing edited: every reasoning part left is one of the input's.
         const inputReasoning = new Set(reasoningOf(input).map((p) => JSON.stringify(p)))
         for (const p of reasoningOf(out)) if (!inputReasoning.has(JSON.stringify(p))) throw new Error(`a reasoning part was edited: ${JSON.stringify(p)}`)
-        // The turn in progress keeps every reasoning part of its assistant messages.
+        // The turn in progress: every assistant message of it that the output keeps keeps its
+        // reasoning blocks byte for byte as the provider reads them, and its last assistant
+        // message is always kept. (Under a tight budget a long tool loop's earlier steps may
+        // be summarised whole, and a kept message's tool-call inputs condensed: the provider
+        // checks the reasoning of what it is sent, not the calls.)
         const { turn, inProgress } = turnsOf(input)
         const last = turn.at(-1)
         if (inProgress) {
           const live = input.filter((m, i) => turn[i] === last && m.role === 'assistant')
-          const outRaw = new Set(out.map((m) => m.raw))
-          for (const m of live) if (m.parts.some((p) => p.type === 'reasoning') && !outRaw.has(m.raw)) throw new Error(`the turn in progress lost message ${m.index}`)
+          for (const m of live) {
+            const kept = out.find((o) => o.index === m.index && o.role === 'assistant')
+            if (!kept) {
+              if (m === live.at(-1)) throw new Error(`the turn in progress lost its last assistant message ${m.index}`)
+              continue
+            }
+            const keptBlocks = new Set(wireReasoning([kept], format))
+            for (const b of wireReasoning([m], format)) if (!keptBlocks.has(b)) throw new Error(`the turn in progress changed message ${m.index}'s reasoning: ${b}`)
+          }
         }
         if (keep === 'all') t.equal(report.blocksDropped, 0)
         // Pairs whole, and for Anthropic the API's shape rules.
