@@ -230,6 +230,13 @@ export const configSchema = z.object({
    */
   COMPUTE_WARM: bool(true),
   /**
+   * Stop the pool's threads after this many ms without a pooled task (0: never). The next
+   * pooled task starts them again and waits for their start-up (~1–2 s, not charged to its
+   * deadline). An idle sidecar then holds what COMPUTE_WARM=false holds before its first
+   * compaction (docs/operations.md "Memory by setting").
+   */
+  COMPUTE_IDLE_STOP_MS: int(0),
+  /**
    * Each compute thread's young generation, in MB (V8's semi-spaces: 0 keeps V8's default,
    * up to 3 × 16 MB). 8 holds ~50 MB less at the peak of 4 compacting clients, for ~5% more
    * time (docs/benchmarks.md "Footprint").

@@ -75,6 +75,8 @@ export interface ComputePoolStats extends PoolCounts {
   queued: number
   /** Tasks on a thread now. */
   running: number
+  /** Times the threads were stopped for being idle (COMPUTE_IDLE_STOP_MS). */
+  idleStops: number
 }
 
 /** Bytes assumed for a task whose size is unknown (no Content-Length). */
@@ -94,6 +96,10 @@ export class ComputePool implements ComputeRunner {
   private waitingRequests = 0
   private paused = false
   private closed = false
+  /** Armed while nothing is queued, running or starting (COMPUTE_IDLE_STOP_MS): stops the threads when it fires. */
+  private idleTimer: NodeJS.Timeout | undefined
+  /** Times the threads were stopped for being idle (stats()). */
+  private idleStops = 0
   /** Measured seconds per input byte of each task: the queue's expected wait. */
   private readonly costs = new TaskCostModel()
   private readonly books: PoolBooks
@@ -134,6 +140,7 @@ export class ComputePool implements ComputeRunner {
         return Promise.reject(refusal)
       }
     }
+    this.disarmIdleStop()
     return new Promise<TaskOutput<K>>((resolve, reject) => {
       const startupAtQueue = this.threadPool.startup.read(performance.now())
       const entry = new PendingTask({ task, input, tenant, background, estimate, bytes, cacheScope: opts.cacheScope, summarizer: opts.summarizer, startupAtQueue }, { resolve: resolve as (v: unknown) => void, reject })
@@ -167,7 +174,7 @@ export class ComputePool implements ComputeRunner {
   }
 
   stats(): ComputePoolStats {
-    return { threads: this.threads, queueMax: this.queueMax, queued: this.queue.size, running: this.onThread.size, ...this.books.counts }
+    return { threads: this.threads, queueMax: this.queueMax, queued: this.queue.size, running: this.onThread.size, idleStops: this.idleStops, ...this.books.counts }
   }
 
   /**
@@ -204,6 +211,7 @@ export class ComputePool implements ComputeRunner {
 
   /** Refuses new pooled tasks, fails the queued ones, waits for the running ones, and stops the threads. */
   async close(): Promise<void> {
+    this.disarmIdleStop()
     await this.drain(this.config.SHUTDOWN_TIMEOUT_MS / 2)
     await this.threadPool.destroy()
   }
@@ -260,6 +268,34 @@ export class ComputePool implements ComputeRunner {
       if (!entry.background) this.waitingRequests--
       this.dispatch(entry)
     }
+    this.armIdleStop()
+  }
+
+  /**
+   * COMPUTE_IDLE_STOP_MS: once the pool is idle (threads started, none starting, nothing
+   * queued or running), stop its threads after that long unless a task comes first. pump()
+   * arms it after every task and when the threads finish starting; run() disarms it.
+   */
+  private armIdleStop(): void {
+    const ms = this.config.COMPUTE_IDLE_STOP_MS
+    if (ms <= 0 || this.idleTimer || this.closed || !this.idle()) return
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined
+      if (this.closed || !this.idle()) return
+      this.idleStops++
+      // destroy() forgets the piscina at once, so a task that arrives meanwhile starts new threads.
+      void this.threadPool.destroy().catch(() => {})
+    }, ms)
+    this.idleTimer.unref()
+  }
+
+  private disarmIdleStop(): void {
+    clearTimeout(this.idleTimer)
+    this.idleTimer = undefined
+  }
+
+  private idle(): boolean {
+    return this.threadPool.started && this.threadPool.starting === 0 && this.queue.size === 0 && this.onThread.size === 0
   }
 
   private dispatch(entry: PendingTask): void {
