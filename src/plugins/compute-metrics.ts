@@ -44,6 +44,7 @@ export function createPoolMetrics(registry: Registry, pool: PoolGauges) {
     },
   })
   return {
+    idleStops: new Counter({ name: 'compactd_compute_idle_stops_total', help: 'Times the compute threads were stopped for being idle (COMPUTE_IDLE_STOP_MS); the next pooled task started them again.', registers }),
     busySeconds: new Counter({ name: 'compactd_compute_busy_seconds_total', help: 'Seconds compute threads spent on tasks (utilization: its rate / compactd_compute_threads).', registers }),
     tasks: new Counter({ name: 'compactd_compute_tasks_total', help: 'Compute tasks finished, by task, where (pool or inline) and outcome (ok or error).', labelNames: ['task', 'where', 'outcome'], registers }),
     overloaded: new Counter({ name: 'compactd_compute_overloaded_total', help: 'Requests refused with 503 overloaded: the compute queue was full.', labelNames: ['task'], registers }),

@@ -283,6 +283,7 @@ export class ComputePool implements ComputeRunner {
       this.idleTimer = undefined
       if (this.closed || !this.idle()) return
       this.idleStops++
+      this.books.metrics?.idleStops.inc()
       // destroy() forgets the piscina at once, so a task that arrives meanwhile starts new threads.
       void this.threadPool.destroy().catch(() => {})
     }, ms)

@@ -36,6 +36,8 @@ t.test('threads stop after the idle time and start again for the next task', asy
   t.equal(threads.started, true, 'the task started them again')
   t.ok(await waitFor(() => !threads.started, 120_000), 'and they stop again once idle')
   t.equal(app.compute.stats().idleStops, 2)
+  const metrics = await app.inject({ method: 'GET', url: '/metrics' })
+  t.match(metrics.body, /^compactd_compute_idle_stops_total 2$/m, 'counted on /metrics')
 })
 
 t.test('a task within the idle time keeps the threads', async (t) => {
