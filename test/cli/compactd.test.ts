@@ -290,7 +290,11 @@ t.test('COMPACTD_API_KEY is sent as a bearer token', async (t) => {
 })
 
 t.test('npx compactd from the clone', async (t) => {
-  const res = await spawnCli(['--version'], { command: ['npx', '--no-install', 'compactd'] })
+  // npm's own cache, fresh: npx keeps a directory per package there, and one left half-made
+  // by an npx that was killed (a stopped test run) made every later `npx compactd` fail with
+  // ENOENT on its package.json, whatever the clone held.
+  const cache = fs.mkdtempSync(path.join(tmp, 'npm-cache-'))
+  const res = await spawnCli(['--version'], { command: ['npx', '--no-install', 'compactd'], env: { npm_config_cache: cache } })
   t.equal(res.code, 0, res.stderr)
   t.equal(res.stdout, `${(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version}\n`)
 })
