@@ -43,6 +43,7 @@ import { PendingTask } from './compute-pending.ts'
 import { BACKGROUND_TENANT, FairQueue } from './compute-queue.ts'
 import { clientGone, deadlineExceeded, overloaded, shuttingDown } from './compute-refusals.ts'
 import { ComputeThreads } from './compute-threads.ts'
+import { IdleStop } from './compute-idle-stop.ts'
 import type { TokenCache } from './token-cache-store.ts'
 import { fromWire, type TaskOutcome } from './compute-wire.ts'
 
@@ -96,10 +97,8 @@ export class ComputePool implements ComputeRunner {
   private waitingRequests = 0
   private paused = false
   private closed = false
-  /** Armed while nothing is queued, running or starting (COMPUTE_IDLE_STOP_MS): stops the threads when it fires. */
-  private idleTimer: NodeJS.Timeout | undefined
-  /** Times the threads were stopped for being idle (stats()). */
-  private idleStops = 0
+  /** COMPUTE_IDLE_STOP_MS: stops the threads once nothing is queued, running or starting for that long. */
+  private readonly idleStop: IdleStop
   /** Measured seconds per input byte of each task: the queue's expected wait. */
   private readonly costs = new TaskCostModel()
   private readonly books: PoolBooks
@@ -114,6 +113,11 @@ export class ComputePool implements ComputeRunner {
     this.queue = new FairQueue<PendingTask>({
       tenantMaxThreads: opts.config.COMPUTE_TENANT_MAX_THREADS || Math.max(1, this.threads - 1),
       fairWindowMs: opts.config.COMPUTE_FAIR_WINDOW_MS,
+    })
+    this.idleStop = new IdleStop(opts.config.COMPUTE_IDLE_STOP_MS, () => !this.closed && this.idle(), () => {
+      this.books.metrics?.idleStops.inc()
+      // destroy() forgets the piscina at once, so a task that arrives meanwhile starts new threads.
+      void this.threadPool.destroy().catch(() => {})
     })
     this.threadPool = new ComputeThreads({ config: opts.config, threads: this.threads, ...(opts.filename !== undefined ? { filename: opts.filename } : {}), onStarted: () => this.pump() })
     this.tokenCache = opts.tokenCache
@@ -140,7 +144,7 @@ export class ComputePool implements ComputeRunner {
         return Promise.reject(refusal)
       }
     }
-    this.disarmIdleStop()
+    this.idleStop.disarm()
     return new Promise<TaskOutput<K>>((resolve, reject) => {
       const startupAtQueue = this.threadPool.startup.read(performance.now())
       const entry = new PendingTask({ task, input, tenant, background, estimate, bytes, cacheScope: opts.cacheScope, summarizer: opts.summarizer, startupAtQueue }, { resolve: resolve as (v: unknown) => void, reject })
@@ -174,7 +178,7 @@ export class ComputePool implements ComputeRunner {
   }
 
   stats(): ComputePoolStats {
-    return { threads: this.threads, queueMax: this.queueMax, queued: this.queue.size, running: this.onThread.size, idleStops: this.idleStops, ...this.books.counts }
+    return { threads: this.threads, queueMax: this.queueMax, queued: this.queue.size, running: this.onThread.size, idleStops: this.idleStop.stops, ...this.books.counts }
   }
 
   /**
@@ -211,7 +215,7 @@ export class ComputePool implements ComputeRunner {
 
   /** Refuses new pooled tasks, fails the queued ones, waits for the running ones, and stops the threads. */
   async close(): Promise<void> {
-    this.disarmIdleStop()
+    this.idleStop.disarm()
     await this.drain(this.config.SHUTDOWN_TIMEOUT_MS / 2)
     await this.threadPool.destroy()
   }
@@ -268,31 +272,7 @@ export class ComputePool implements ComputeRunner {
       if (!entry.background) this.waitingRequests--
       this.dispatch(entry)
     }
-    this.armIdleStop()
-  }
-
-  /**
-   * COMPUTE_IDLE_STOP_MS: once the pool is idle (threads started, none starting, nothing
-   * queued or running), stop its threads after that long unless a task comes first. pump()
-   * arms it after every task and when the threads finish starting; run() disarms it.
-   */
-  private armIdleStop(): void {
-    const ms = this.config.COMPUTE_IDLE_STOP_MS
-    if (ms <= 0 || this.idleTimer || this.closed || !this.idle()) return
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = undefined
-      if (this.closed || !this.idle()) return
-      this.idleStops++
-      this.books.metrics?.idleStops.inc()
-      // destroy() forgets the piscina at once, so a task that arrives meanwhile starts new threads.
-      void this.threadPool.destroy().catch(() => {})
-    }, ms)
-    this.idleTimer.unref()
-  }
-
-  private disarmIdleStop(): void {
-    clearTimeout(this.idleTimer)
-    this.idleTimer = undefined
+    this.idleStop.arm()
   }
 
   private idle(): boolean {
