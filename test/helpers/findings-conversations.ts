@@ -13,6 +13,9 @@
  *                               old → new corrections (a list)
  *   debuggingSession(dialect)   the agent explains why one case fails and a similar one
  *                               does not, resting on a line of a log it read
+ *   historyInvestigation(dialect)  the agent keeps coming back to one commit a `git log`
+ *                               listed (shows it, weighs it, applies its change), and
+ *                               names another, from a later output, once at the end
  *
  * Each comes with its facts (`learned`): strings the handover must carry, and `musings`:
  * sentences it must not present as findings.
@@ -253,6 +256,36 @@ export function debuggingSession(dialect: Dialect): FindingsConversation {
   }
 }
 
+/**
+ * History investigation: a `git log` lists the upstream fix, the agent comes back to that
+ * commit in message after message, and near the end names a commit from another log once,
+ * in passing. The commit it kept returning to is the finding that matters more.
+ */
+export function historyInvestigation(dialect: Dialect): FindingsConversation {
+  const c = new Builder('hi', TOOLS[dialect])
+  c.system('You are a coding agent. Use the tools to investigate and change the repository.')
+  c.user('Packages without an __init__.py are not found any more since 2.9.1. Find out what changed and fix it.')
+  c.call(
+    c.tools.run('git log --oneline --grep="__init__"'),
+    ['0268b762 Fix sorting in imports', '5c565b72 Fix finding packages without an __init__.py (#1333)', '58706b54 Fix F403 wildcard import used in the package init'].join('\n'),
+    'Searching the history for the regression.',
+  )
+  c.explore(BULK.slice(0, 3), 29)
+  c.call(c.tools.run('git show 5c565b72 --stat'), 'modutils.py | 12 ++++++------\n1 file changed', 'Let me look at `5c565b72`.')
+  c.say('The change in `5c565b72` touches only how the search path is checked.')
+  c.explore(BULK.slice(3, 6), 31)
+  c.say('Our checkout does not contain `5c565b72` yet, so the regression is still here.')
+  c.explore(BULK.slice(6, 8), 37)
+  c.call(c.tools.edit('src/modutils.py', 'paths_to_check = sys.path', 'paths_to_check = sys.path.copy()  # as in 5c565b72'), 'The file src/modutils.py has been updated.', 'Applying the change of `5c565b72` by hand.')
+  c.say('Applied the path check of `5c565b72`; the package is found again.')
+  c.call(c.tools.run('git log --oneline -3 -- src/cache.py'), ['a99967e0 Require build class parent', 'e43e0451 Cache the init lookups to avoid repeated stats', '4a8827d7 Adjust is_namespace to check the loader'].join('\n'), 'Checking the cache history too.')
+  c.explore(BULK.slice(8), 41)
+  c.say('`e43e0451` only caches the lookups: not related.')
+  c.user('Good. Now add a changelog entry.')
+  c.say('Adding it.')
+  return { name: `historyInvestigation/${dialect}`, dialect, messages: c.messages, learned: ['5c565b72'], musings: [] }
+}
+
 export function findingsConversations(): FindingsConversation[] {
-  return DIALECTS.flatMap((d) => [codeInvestigation(d), researchSession(d), debuggingSession(d)])
+  return DIALECTS.flatMap((d) => [codeInvestigation(d), researchSession(d), debuggingSession(d), historyInvestigation(d)])
 }

@@ -128,7 +128,14 @@ export interface Uses {
   first: number
   lastProse: number
   lastArgs: number
+  /** Events that wrote the token, in order, each once: the latest MAX_USES_KEPT (more says no more). */
+  at: number[]
 }
+
+/** Uses remembered per token: reuse counts saturate well before this (REUSE_COUNT_CAP). */
+const MAX_USES_KEPT = 16
+/** Later uses past which more repeats add no weight. */
+const REUSE_COUNT_CAP = 8
 
 /**
  * Where the agent and the user wrote each token: first position (anything after it knew
@@ -148,11 +155,16 @@ export class ReuseIndex {
     forEachToken(text, (token) => {
       const u = this.uses.get(token)
       if (!u) {
-        if (tokenWeight(token) > 0) this.uses.set(token, { first: position, lastProse: by === 'prose' ? position : -1, lastArgs: by === 'args' ? position : -1 })
+        if (tokenWeight(token) > 0) this.uses.set(token, { first: position, lastProse: by === 'prose' ? position : -1, lastArgs: by === 'args' ? position : -1, at: [position] })
         return
       }
       if (by === 'prose') u.lastProse = position
       else if (by === 'args') u.lastArgs = position
+      if (u.at[u.at.length - 1] !== position) {
+        // The latest uses are kept: a count only ever asks how many came after a position.
+        if (u.at.length >= MAX_USES_KEPT) u.at.shift()
+        u.at.push(position)
+      }
     }, distinctOnly)
   }
 
@@ -185,6 +197,18 @@ export class ReuseIndex {
     if (!prose && !args) return 0
     const last = Math.max(prose ? u.lastProse : -1, args ? u.lastArgs : -1)
     const lateness = this.length > 1 ? last / (this.length - 1) : 1
-    return (prose ? 1 : 0.6) * (0.6 + 0.4 * lateness)
+    return (prose ? 1 : 0.6) * (0.6 + 0.4 * lateness) * repeats(u, position)
   }
+}
+
+/**
+ * How much more a token's reuse says when the agent came back to it again and again: a
+ * commit hash or a function name it wrote in ten later messages was what the work turned
+ * on; one it wrote once, in passing, was not. 1 for a single later use, growing with the
+ * log of the count (×1.2 for 2, ×1.4 for 4, ×1.6 from 8), capped at REUSE_COUNT_CAP uses.
+ */
+function repeats(u: Uses, position: number): number {
+  let n = 0
+  for (let k = u.at.length - 1; k >= 0 && u.at[k]! > position; k--) n++
+  return n <= 1 ? 1 : 1 + 0.2 * Math.log2(Math.min(n, REUSE_COUNT_CAP))
 }

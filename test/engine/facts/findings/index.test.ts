@@ -7,7 +7,7 @@ import t from 'tap'
 import { classifyMessages } from '../../../../src/engine/facts/events.ts'
 import { findingsOf, type Finding } from '../../../../src/engine/facts/findings/index.ts'
 import { FORMAT_NAMES, getAdapter, parseConversation } from '../../../../src/engine/messages/index.ts'
-import { codeInvestigation, debuggingSession, DIALECTS, researchSession } from '../../../helpers/findings-conversations.ts'
+import { codeInvestigation, debuggingSession, DIALECTS, historyInvestigation, researchSession } from '../../../helpers/findings-conversations.ts'
 
 /** The conversation as each wire format carries it (as test/engine/compaction/format-invariance.test.ts does). */
 function inAllFormats(messages: unknown[]) {
@@ -83,5 +83,20 @@ t.test('the same findings in every wire format', async (t) => {
     const forms = inAllFormats(c.messages)
     const shown = forms.map((f) => JSON.stringify(findingsOf(classifyMessages(f.messages)).map((x) => ({ ...x, position: 0 }))))
     t.equal(new Set(shown).size, 1, `${c.name}: one list across ${forms.map((f) => f.format).join(', ')}`)
+  }
+})
+
+t.test('history investigation: the commit the agent kept coming back to outweighs one it named once, later', async (t) => {
+  for (const dialect of DIALECTS) {
+    for (const { format, messages } of inAllFormats(historyInvestigation(dialect).messages)) {
+      const all = findingsOf(classifyMessages(messages))
+      const line = (text: string) => all.find((f) => f.kind === 'evidence' && f.lines.some((l) => l.includes(text)))
+      const often = line('5c565b72 Fix finding packages')
+      const once = line('e43e0451 Cache')
+      t.ok(often, `${dialect}/${format}: the log line of the commit reused again and again`)
+      t.ok(once, `${dialect}/${format}: the log line of the commit named once`)
+      // Its rank may be lower: the statements that name the commit already say it (findings' diversity).
+      t.ok(often && once && often.score > once.score, `${dialect}/${format}: repeated reuse scores higher, though the other was reused later`)
+    }
   }
 })
