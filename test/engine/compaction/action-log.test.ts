@@ -69,3 +69,51 @@ t.test('findingAlreadyNoted: an overflowed finding the log notes in the same wor
   t.notOk(findingAlreadyNoted('- found: `git log` showed: 2c7e464 fix range', logged), 'another finding')
   t.notOk(findingAlreadyNoted('- note: The pool is closed in afterEach and again by the test itself and by afterAll.', logged), 'only findings')
 })
+
+/**
+ * The class printedValue serves: a terminal session that probes its environment and runs
+ * small scripts, in mini-swe-agent's wrapper (`<returncode>`/`<output>`) and Codex's
+ * (`Exit code:`/`Output:`), generated here with bulk around the probes.
+ */
+function terminalProbeSession(wrap: (code: number, out: string) => string): unknown[] {
+  const messages: unknown[] = [
+    { role: 'system', content: 'You are a coding agent with a bash tool.' },
+    { role: 'user', content: 'Find out why the importer rejects legacy rows, and fix it.' },
+  ]
+  let n = 0
+  const run = (command: string, code: number, out: string) => {
+    const id = `call_tp_${++n}`
+    messages.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }] })
+    messages.push({ role: 'tool', tool_call_id: id, content: wrap(code, out) })
+  }
+  run('python --version', 0, 'Python 3.11.5')
+  run('pip show importer | grep Version', 0, 'Version: 0.7.1')
+  run('cat src/importer/dates.py', 0, Array.from({ length: 40 }, (_, k) => `line ${k} of the date parser`).join('\n'))
+  run('python patch_dates.py', 0, 'Could not find the old lenient branch')
+  run('wc -l samples/dates.csv', 0, '4 samples/dates.csv')
+  run('python -m pytest tests -q', 1, 'FAILED tests/test_dates.py::test_legacy - ValueError: day is out of range\n1 failed in 0.3s')
+  run("cat > notes.txt << 'EOF'\nnotes\nEOF", 0, '')
+  return messages
+}
+
+t.test('printedValue: a one- or two-line output is said on its line; a long output, a failure or an empty one is not', async (t) => {
+  const { segmentLogLines } = await import('../../../src/engine/compaction/action-log.ts')
+  const { parseConversation } = await import('../../../src/engine/messages/index.ts')
+  const wrappers: [string, (code: number, out: string) => string][] = [
+    ['mini-swe-agent', (code, out) => `<returncode>${code}</returncode>\n<output>\n${out}\n</output>`],
+    ['codex', (code, out) => `Exit code: ${code}\nWall time: 0.2 seconds\nOutput:\n${out}`],
+    ['plain', (_code, out) => out],
+  ]
+  for (const [name, wrap] of wrappers) {
+    const messages = parseConversation(terminalProbeSession(wrap), { format: 'openai' }).messages
+    const log = segmentLogLines(messages, 0, { preserveErrorDetails: true, lineTokens: (s) => Math.ceil(s.length / 4) }).map((l) => l.text)
+    const of = (command: string) => log.find((l) => l.includes(command)) ?? ''
+    t.match(of('python --version'), /→ "Python 3\.11\.5"$/, `${name}: a version`)
+    t.match(of('pip show importer'), /→ "Version: 0\.7\.1"$/, `${name}: a filtered line`)
+    t.match(of('python patch_dates.py'), /→ "Could not find the old lenient branch"$/, `${name}: a script's one-line report`)
+    t.match(of('wc -l samples/dates.csv'), /→ "4 samples\/dates\.csv"$/, `${name}: a count`)
+    t.notMatch(of('cat src/importer/dates.py'), /→ "/, `${name}: a long output is left to the findings and the archive`)
+    t.notMatch(of('python -m pytest'), /→ "/, `${name}: a failure says its error instead`)
+    t.notMatch(of('cat > notes.txt'), /→ "/, `${name}: a write prints nothing worth saying`)
+  }
+})
