@@ -12,9 +12,9 @@ import { importanceOfDigest, IMPORTANCE } from '../facts/importance.ts'
 import { clipKeepingPaths, COMMAND_HEAD } from '../facts/text.ts'
 import { refMark } from './transforms/mask.ts'
 import { DELIVERABLE_HEADING } from '../facts/deliverable.ts'
-import { digestToolCall, extractErrorLine, stripHeredocBodies, type ToolDigest } from '../facts/tools.ts'
+import { digestToolCall, stripHeredocBodies, type ToolDigest } from '../facts/tools.ts'
 import { saysNothing } from '../facts/tool-target.ts'
-import { HARNESS_LINE_RE, lines as outputLines } from '../facts/outcome/signatures.ts'
+import { printedError, printedOf, printedValue } from '../facts/printed.ts'
 
 /** Characters kept of an agent's end-of-turn report. */
 const REPORT_CHARS = 500
@@ -62,8 +62,7 @@ export function segmentLogLines(
     else if (event.kind === 'report') add(`${REPORT_PREFIX}${clipKeepingPaths(event.text.replace(/\|[-: |]+\|/g, ' '), REPORT_CHARS)}`, IMPORTANCE.report)
     else if (event.kind === 'text-command') {
       const d = digestToolCall('bash', JSON.stringify({ command: event.command }), event.output, false, opts.preserveErrorDetails)
-      const printed = printedError(d, event.output)
-      add(`- ${logLineOf(d)}${printed || printedValue(d, event.output)}`, importanceOfDigest(d))
+      add(`- ${logLineOf(d)}${printedOf(d, event.output)}`, importanceOfDigest(d))
     } else {
       for (const c of toolCallsOf(event.message)) {
         const result = results.get(c)
@@ -114,41 +113,6 @@ export function logLineOf(d: ToolDigest): string {
         ? ` (${clipKeepingPaths(d.change, 100)})`
         : ''
   return `${d.tool}${target}${outcome}${error}${extra}`
-}
-
-/**
- * A command that succeeded but printed an error signature (a reproduction script showing
- * the bug's traceback) is not a failure, yet what it printed is the symptom: say so.
- */
-function printedError(d: ToolDigest, output: string | undefined): string {
-  if (d.status === 'error' || d.kind !== 'shell' || !output || d.outcome.expected) return ''
-  const line = extractErrorLine(output)
-  return line ? ` (printed: ${clipKeepingPaths(line, 140)})` : ''
-}
-
-/** Characters of a short output said whole on its call's line. */
-const SHORT_OUTPUT_CHARS = 60
-
-/**
- * What a call that succeeded printed, when that is a line or two: a version, a count, a
- * hash, a path, a script's one-line report ("Could not find the old method"). That value
- * is what the agent ran the command for, and it costs a dozen tokens on the line where a
- * longer output costs nothing (it is left to the findings and the archive). Serves
- * terminal sessions that probe their environment and run small scripts (SWE-agent,
- * mini-swe-agent, Codex's shell). Writes and edits print acknowledgements: not said.
- */
-export function printedValue(d: ToolDigest, output: string | undefined): string {
-  if (!output || d.kind === 'write' || d.kind === 'edit' || d.kind === 'other' || d.status === 'error' || (d.exitCode ?? 0) !== 0) return ''
-  if (output.length > SHORT_OUTPUT_CHARS * 4) return ''
-  const kept: string[] = []
-  for (const raw of outputLines(output)) {
-    const line = raw.trim()
-    if (!line || HARNESS_LINE_RE.test(line)) continue
-    if (kept.length === 2) return ''
-    kept.push(line.replace(/\s+/g, ' '))
-  }
-  const text = kept.join(' · ')
-  return text && text.length <= SHORT_OUTPUT_CHARS ? ` → "${text.replace(/"/g, "'")}"` : ''
 }
 
 /**

@@ -14,6 +14,7 @@
  *     rest on, and its tables of values (findings/index.ts);
  *   - the latest plan/todo state, the current work and the next step.
  */
+import { printedOf } from './printed.ts'
 import { compactArgs } from '../conversation/segments.ts'
 import type { CanonicalMessage, ToolCallPart, ToolResultPart } from '../messages/canonical.ts'
 import { callsOfResults } from '../conversation/pairing.ts'
@@ -82,8 +83,8 @@ export interface HandoverFacts {
   currentWork?: string
   /** The last request, when the range ends with the agent reporting it done (nothing is then in progress). */
   finished?: { request: string; report: string }
-  /** Digests of every tool call, in order (the action log and masking read these). */
-  tools: { position: number; digest: ToolDigest }[]
+  /** Digests of every tool call, in order (the action log and masking read these), with what a call that succeeded printed worth saying (printed.ts). */
+  tools: { position: number; digest: ToolDigest; printed?: string }[]
   /** Commits, pushes, branches and pull requests, from git's own output (repo-state.ts). */
   repo?: RepoState
   /** Changes given up after a failing run or undone, with the evidence (attempts.ts). */
@@ -201,7 +202,8 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
         const args = compactArgs(e.call.argsText)
         const output = r?.part.text ?? ''
         const d = readOnlyDigest(e.call, args, r?.part, opts.preserveErrorDetails) ?? digestToolCall(e.call.name, args, output, r?.part.isError === true, opts.preserveErrorDetails, tracker)
-        facts.tools.push({ position: e.position, digest: d })
+        const printed = printedOf(d, output)
+        facts.tools.push({ position: e.position, digest: d, ...(printed ? { printed } : {}) })
         for (const c of d.changes) changes.push({ ...c, index: e.position })
         if (r) readOf(d, r.event, r.part.text)
         const plan = planFromToolCall(e.call.name, args)
@@ -215,7 +217,8 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
       }
       case 'text-command': {
         const d = digestToolCall('bash', JSON.stringify({ command: e.command }), e.output, false, opts.preserveErrorDetails, tracker)
-        facts.tools.push({ position: e.position, digest: d })
+        const printed = printedOf(d, e.output)
+        facts.tools.push({ position: e.position, digest: d, ...(printed ? { printed } : {}) })
         for (const c of d.changes) changes.push({ ...c, index: e.position })
         readOf(d, k, e.output)
         recordRun(e.position, e.command, d, true)

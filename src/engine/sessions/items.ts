@@ -163,6 +163,10 @@ function segmentsOf(x: ExchangeFacts): string[] {
   return segs.map(seg).filter(Boolean)
 }
 
+/** The error a run that succeeded printed (facts/printed.ts's form), and the characters of it a `ran` span keeps. */
+const PRINTED_ERROR_RE = /^ \(printed: (.*)\)$/s
+const PRINTED_CHARS = 80
+
 /** A command's characters kept in a `ran` segment: its first line identifies it, and a later search finds it by its start. */
 const RAN_COMMAND_CHARS = 80
 
@@ -200,8 +204,12 @@ function ranSpans(x: ExchangeFacts, room: number): { segment?: string; commands:
     if (command.length <= 2 || named.has(command) || seen.has(command)) continue
     seen.add(command)
     // A non-zero exit that is no failure (grep matching nothing, a probe for a missing file)
-    // is still what the agent learned: "nothing there".
-    const span = t.digest.exitCode ? `${command} exit ${t.digest.exitCode}` : command
+    // is still what the agent learned: "nothing there". The error a run that succeeded
+    // printed (the symptom a reproduction script showed) is said after it, as the /compact
+    // action log says it (facts/printed.ts); a short value is not: on the fixtures it cost
+    // more commands than it carried (docs/quality.md).
+    const shown = t.printed && PRINTED_ERROR_RE.exec(t.printed)?.[1]
+    const span = t.digest.exitCode ? `${command} exit ${t.digest.exitCode}` : shown ? `${command} printed \`${clipText(shown, PRINTED_CHARS).replace(/`/g, "'")}\`` : command
     if (rest.length > 0 || length + span.length + 2 > room) {
       rest.push(span)
       continue

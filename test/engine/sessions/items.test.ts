@@ -119,6 +119,24 @@ t.test('a terminal-driving exchange names the commands it ran, by their first li
   t.ok(named.length >= 3, `several fit (${named.length})`)
 })
 
+t.test('a reproduction script that exits 0 but prints the error: its ran span says what it printed; a short value does not ride along', async (t) => {
+  // The class: debugging sessions whose agent runs its own reproduction scripts (SWE-agent,
+  // mini-SWE-agent): the script catches the exception, prints it and exits 0.
+  const messages = [msg('user', [text('Packages without __init__.py are not found; reproduce and fix it.')])]
+  const runs: [string, string][] = [
+    ['python --version', '<returncode>0</returncode>\n<output>\nPython 3.11.5\n</output>'],
+    ['cd /testbed && python reproduce_issue.py', '<returncode>0</returncode>\n<output>\nBuilding module src.project.file\nError: Unable to load file /tmp/tmp3lk0bp8z/src/project: [Errno 21] Is a directory\n</output>'],
+  ]
+  runs.forEach(([command, output], k) => {
+    messages.push(msg('assistant', [call(`p${k}`, 'bash', { command })]))
+    messages.push(msg('tool', [result(`p${k}`, output)]))
+  })
+  const plain = summarizeExchange({ messages }, T0, counter).text.replace(/\s+/g, ' ')
+  t.match(plain, /`cd \/testbed && python reproduce_issue\.py` printed `Error: Unable to load file \S*tmp3lk0bp8z\/src\/project: \[Errno 21\] Is a directory`/, 'the printed error after its command')
+  t.notMatch(plain, /Python 3\.11\.5/, 'the version is for the /compact log, not for the item')
+  t.notMatch(plain, /python reproduce_issue\.py` failed/, 'a run that exited 0 is no failure')
+})
+
 t.test('a long terminal exchange: the commands its item had no room for follow as low-importance `ran (cont.)` items (ranContinuations)', async (t) => {
   // The class: one task, dozens of shell commands in one exchange (mini-SWE-agent, SWE-agent).
   const many = [msg('user', [text('Find why the parser drops the WITH clause.')])]

@@ -1,0 +1,50 @@
+/**
+ * What a call that succeeded printed, when that is worth a few tokens on its line: the
+ * error signature a reproduction script showed (`printedError`), or a short output whole
+ * (`printedValue`: a version, a count, a hash, a script's one-line report). Read once per
+ * call from its output, and said alike by the summary's action log
+ * (compaction/action-log.ts) and by the rolling session summary's `ran` spans
+ * (sessions/items.ts): both serve terminal sessions that probe their environment and run
+ * small scripts (SWE-agent, mini-swe-agent, Codex's shell, pi's bash).
+ */
+import { clipKeepingPaths } from './text.ts'
+import { extractErrorLine, type ToolDigest } from './tools.ts'
+import { HARNESS_LINE_RE, lines as outputLines } from './outcome/signatures.ts'
+
+/**
+ * A command that succeeded but printed an error signature (a reproduction script showing
+ * the bug's traceback) is not a failure, yet what it printed is the symptom: say so.
+ */
+export function printedError(d: ToolDigest, output: string | undefined): string {
+  if (d.status === 'error' || d.kind !== 'shell' || !output || d.outcome.expected) return ''
+  const line = extractErrorLine(output)
+  return line ? ` (printed: ${clipKeepingPaths(line, 140)})` : ''
+}
+
+/** Characters of a short output said whole on its call's line (chosen on the tuning split: docs/quality.md). */
+const SHORT_OUTPUT_CHARS = 60
+
+/**
+ * What a call that succeeded printed, when that is a line or two: that value is what the
+ * agent ran the command for, and it costs a dozen tokens where a longer output costs
+ * nothing (it is left to the findings and the archive). Writes and edits print
+ * acknowledgements: not said.
+ */
+export function printedValue(d: ToolDigest, output: string | undefined): string {
+  if (!output || d.kind === 'write' || d.kind === 'edit' || d.kind === 'other' || d.status === 'error' || (d.exitCode ?? 0) !== 0) return ''
+  if (output.length > SHORT_OUTPUT_CHARS * 4) return ''
+  const kept: string[] = []
+  for (const raw of outputLines(output)) {
+    const line = raw.trim()
+    if (!line || HARNESS_LINE_RE.test(line)) continue
+    if (kept.length === 2) return ''
+    kept.push(line.replace(/\s+/g, ' '))
+  }
+  const text = kept.join(' · ')
+  return text && text.length <= SHORT_OUTPUT_CHARS ? ` → "${text.replace(/"/g, "'")}"` : ''
+}
+
+/** What a call printed worth saying on its line: the error it showed, else its short output; '' when neither. */
+export function printedOf(d: ToolDigest, output: string | undefined): string {
+  return printedError(d, output) || printedValue(d, output)
+}
