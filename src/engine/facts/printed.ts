@@ -10,15 +10,17 @@
 import { clipKeepingPaths } from './text.ts'
 import { extractErrorLine, type ToolDigest } from './tools.ts'
 import { HARNESS_LINE_RE, lines as outputLines } from './outcome/signatures.ts'
+import { redactSecrets } from '../archive/redact.ts'
 
 /**
  * A command that succeeded but printed an error signature (a reproduction script showing
- * the bug's traceback) is not a failure, yet what it printed is the symptom: say so.
+ * the bug's traceback) is not a failure, yet what it printed is the symptom: say so,
+ * with any secret in it redacted (printedValue says why).
  */
 export function printedError(d: ToolDigest, output: string | undefined): string {
   if (d.status === 'error' || d.kind !== 'shell' || !output || d.outcome.expected) return ''
   const line = extractErrorLine(output)
-  return line ? ` (printed: ${clipKeepingPaths(line, 140)})` : ''
+  return line ? ` (printed: ${clipKeepingPaths(redactSecrets(line).text, 140)})` : ''
 }
 
 /** Characters of a short output said whole on its call's line (chosen on the tuning split: docs/quality.md). */
@@ -28,7 +30,8 @@ const SHORT_OUTPUT_CHARS = 60
  * What a call that succeeded printed, when that is a line or two: that value is what the
  * agent ran the command for, and it costs a dozen tokens where a longer output costs
  * nothing (it is left to the findings and the archive). Writes and edits print
- * acknowledgements: not said.
+ * acknowledgements: not said. A secret a command printed whole (`echo $TOKEN`, a one-line
+ * `.env`) is redacted as the archive redacts it: the summary is stored with the checkpoint.
  */
 export function printedValue(d: ToolDigest, output: string | undefined): string {
   if (!output || d.kind === 'write' || d.kind === 'edit' || d.kind === 'other' || d.status === 'error' || (d.exitCode ?? 0) !== 0) return ''
@@ -41,7 +44,8 @@ export function printedValue(d: ToolDigest, output: string | undefined): string 
     kept.push(line.replace(/\s+/g, ' '))
   }
   const text = kept.join(' · ')
-  return text && text.length <= SHORT_OUTPUT_CHARS ? ` → "${text.replace(/"/g, "'")}"` : ''
+  if (!text || text.length > SHORT_OUTPUT_CHARS) return ''
+  return ` → "${redactSecrets(text).text.replace(/"/g, "'")}"`
 }
 
 /** What a call printed worth saying on its line: the error it showed, else its short output; '' when neither. */

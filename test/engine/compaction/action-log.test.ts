@@ -91,6 +91,7 @@ function terminalProbeSession(wrap: (code: number, out: string) => string): unkn
   run('cat src/importer/dates.py', 0, Array.from({ length: 40 }, (_, k) => `line ${k} of the date parser`).join('\n'))
   run('python patch_dates.py', 0, 'Could not find the old lenient branch')
   run('wc -l samples/dates.csv', 0, '4 samples/dates.csv')
+  run('echo $GITHUB_TOKEN', 0, 'ghp_R8x2kLm9QwZt4Yv7Pb3Nc6Hd1Fj5Gs0Ae2Ku')
   run('python -m pytest tests -q', 1, 'FAILED tests/test_dates.py::test_legacy - ValueError: day is out of range\n1 failed in 0.3s')
   run("cat > notes.txt << 'EOF'\nnotes\nEOF", 0, '')
   return messages
@@ -112,6 +113,8 @@ t.test('printedValue: a one- or two-line output is said on its line; a long outp
     t.match(of('pip show importer'), /→ "Version: 0\.7\.1"$/, `${name}: a filtered line`)
     t.match(of('python patch_dates.py'), /→ "Could not find the old lenient branch"$/, `${name}: a script's one-line report`)
     t.match(of('wc -l samples/dates.csv'), /→ "4 samples\/dates\.csv"$/, `${name}: a count`)
+    t.match(of('echo $GITHUB_TOKEN'), /→ "\[REDACTED:[\w-]+\]"$/, `${name}: a secret printed whole is redacted`)
+    t.notMatch(log.join('\n'), /ghp_R8x2/, `${name}: the token is nowhere in the log`)
     t.notMatch(of('cat src/importer/dates.py'), /→ "/, `${name}: a long output is left to the findings and the archive`)
     t.notMatch(of('python -m pytest'), /→ "/, `${name}: a failure says its error instead`)
     t.notMatch(of('cat > notes.txt'), /→ "/, `${name}: a write prints nothing worth saying`)
