@@ -97,6 +97,22 @@ export interface HandoverFacts {
 
 const MAX_CONCLUSIONS = { rootCauses: 8, decisions: 16, abandoned: 10 }
 
+type ToolFact = HandoverFacts['tools'][number]
+
+/**
+ * A tool call's entry with `printed` read from its output when first asked for, once: the
+ * rolling summary's items ask (sessions/items.ts), a compaction's handover does not (its
+ * action log reads the output itself), so a compaction pays nothing for it.
+ */
+function withPrinted(entry: ToolFact, output: string): ToolFact {
+  let printed: string | undefined | null = null
+  Object.defineProperty(entry, 'printed', {
+    enumerable: true,
+    get: () => (printed === null ? (printed = printedOf(entry.digest, output) || undefined) : printed),
+  })
+  return entry
+}
+
 function pushLatest(list: string[], s: string, max: number): void {
   const i = list.indexOf(s)
   if (i >= 0) list.splice(i, 1)
@@ -202,8 +218,7 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
         const args = compactArgs(e.call.argsText)
         const output = r?.part.text ?? ''
         const d = readOnlyDigest(e.call, args, r?.part, opts.preserveErrorDetails) ?? digestToolCall(e.call.name, args, output, r?.part.isError === true, opts.preserveErrorDetails, tracker)
-        const printed = printedOf(d, output)
-        facts.tools.push({ position: e.position, digest: d, ...(printed ? { printed } : {}) })
+        facts.tools.push(withPrinted({ position: e.position, digest: d }, output))
         for (const c of d.changes) changes.push({ ...c, index: e.position })
         if (r) readOf(d, r.event, r.part.text)
         const plan = planFromToolCall(e.call.name, args)
@@ -217,8 +232,7 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
       }
       case 'text-command': {
         const d = digestToolCall('bash', JSON.stringify({ command: e.command }), e.output, false, opts.preserveErrorDetails, tracker)
-        const printed = printedOf(d, e.output)
-        facts.tools.push({ position: e.position, digest: d, ...(printed ? { printed } : {}) })
+        facts.tools.push(withPrinted({ position: e.position, digest: d }, e.output))
         for (const c of d.changes) changes.push({ ...c, index: e.position })
         readOf(d, k, e.output)
         recordRun(e.position, e.command, d, true)
