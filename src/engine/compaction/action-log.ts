@@ -14,7 +14,7 @@ import { refMark } from './transforms/mask.ts'
 import { DELIVERABLE_HEADING } from '../facts/deliverable.ts'
 import { digestToolCall, stripHeredocBodies, type ToolDigest } from '../facts/tools.ts'
 import { saysNothing } from '../facts/tool-target.ts'
-import { printedError, printedOf, printedValue } from '../facts/printed.ts'
+import { printedError, printedValue } from '../facts/printed.ts'
 
 /** Characters kept of an agent's end-of-turn report. */
 const REPORT_CHARS = 500
@@ -62,7 +62,7 @@ export function segmentLogLines(
     else if (event.kind === 'report') add(`${REPORT_PREFIX}${clipKeepingPaths(event.text.replace(/\|[-: |]+\|/g, ' '), REPORT_CHARS)}`, IMPORTANCE.report)
     else if (event.kind === 'text-command') {
       const d = digestToolCall('bash', JSON.stringify({ command: event.command }), event.output, false, opts.preserveErrorDetails)
-      add(`- ${logLineOf(d)}${printedOf(d, event.output)}`, importanceOfDigest(d))
+      add(`- ${logLineOf(d)}${printedError(d, event.output) || printedValue(d, event.output)}`, importanceOfDigest(d))
     } else {
       for (const c of toolCallsOf(event.message)) {
         const result = results.get(c)

@@ -14,7 +14,7 @@
  *     rest on, and its tables of values (findings/index.ts);
  *   - the latest plan/todo state, the current work and the next step.
  */
-import { printedOf } from './printed.ts'
+import { printedErrorLine } from './printed.ts'
 import { compactArgs } from '../conversation/segments.ts'
 import type { CanonicalMessage, ToolCallPart, ToolResultPart } from '../messages/canonical.ts'
 import { callsOfResults } from '../conversation/pairing.ts'
@@ -83,8 +83,8 @@ export interface HandoverFacts {
   currentWork?: string
   /** The last request, when the range ends with the agent reporting it done (nothing is then in progress). */
   finished?: { request: string; report: string }
-  /** Digests of every tool call, in order (the action log and masking read these), with what a call that succeeded printed worth saying (printed.ts). */
-  tools: { position: number; digest: ToolDigest; printed?: string }[]
+  /** Digests of every tool call, in order (the action log and masking read these), with the error line a call that succeeded printed (printed.ts). */
+  tools: { position: number; digest: ToolDigest; printedError?: string }[]
   /** Commits, pushes, branches and pull requests, from git's own output (repo-state.ts). */
   repo?: RepoState
   /** Changes given up after a failing run or undone, with the evidence (attempts.ts). */
@@ -100,15 +100,15 @@ const MAX_CONCLUSIONS = { rootCauses: 8, decisions: 16, abandoned: 10 }
 type ToolFact = HandoverFacts['tools'][number]
 
 /**
- * A tool call's entry with `printed` read from its output when first asked for, once: the
- * rolling summary's items ask (sessions/items.ts), a compaction's handover does not (its
- * action log reads the output itself), so a compaction pays nothing for it.
+ * A tool call's entry with `printedError` read from its output when first asked for, once:
+ * the rolling summary's items ask (sessions/items.ts), a compaction's handover does not
+ * (its action log reads the output itself), so a compaction pays nothing for it.
  */
 function withPrinted(entry: ToolFact, output: string): ToolFact {
-  let printed: string | undefined | null = null
-  Object.defineProperty(entry, 'printed', {
+  let line: string | undefined | null = null
+  Object.defineProperty(entry, 'printedError', {
     enumerable: true,
-    get: () => (printed === null ? (printed = printedOf(entry.digest, output) || undefined) : printed),
+    get: () => (line === null ? (line = printedErrorLine(entry.digest, output)) : line),
   })
   return entry
 }

@@ -1,10 +1,9 @@
 /**
  * What a call that succeeded printed, when that is worth a few tokens on its line: the
- * error signature a reproduction script showed (`printedError`), or a short output whole
+ * error signature a reproduction script showed (`printedErrorLine`), or a short output whole
  * (`printedValue`: a version, a count, a hash, a script's one-line report). Read once per
- * call from its output, and said alike by the summary's action log
- * (compaction/action-log.ts) and by the rolling session summary's `ran` spans
- * (sessions/items.ts): both serve terminal sessions that probe their environment and run
+ * call from its output. The summary's action log says both (compaction/action-log.ts),
+ * the rolling session summary's `ran` spans the error (sessions/items.ts): both serve terminal sessions that probe their environment and run
  * small scripts (SWE-agent, mini-swe-agent, Codex's shell, pi's bash).
  */
 import { clipKeepingPaths } from './text.ts'
@@ -14,13 +13,19 @@ import { redactSecrets } from '../archive/redact.ts'
 
 /**
  * A command that succeeded but printed an error signature (a reproduction script showing
- * the bug's traceback) is not a failure, yet what it printed is the symptom: say so,
- * with any secret in it redacted (printedValue says why).
+ * the bug's traceback) is not a failure, yet what it printed is the symptom: that line,
+ * with any secret in it redacted (printedValue says why); undefined when there is none.
  */
-export function printedError(d: ToolDigest, output: string | undefined): string {
-  if (d.status === 'error' || d.kind !== 'shell' || !output || d.outcome.expected) return ''
+export function printedErrorLine(d: ToolDigest, output: string | undefined): string | undefined {
+  if (d.status === 'error' || d.kind !== 'shell' || !output || d.outcome.expected) return undefined
   const line = extractErrorLine(output)
-  return line ? ` (printed: ${clipKeepingPaths(redactSecrets(line).text, 140)})` : ''
+  return line ? redactSecrets(line).text : undefined
+}
+
+/** printedErrorLine as the action log says it after the call: ` (printed: …)`, or ''. */
+export function printedError(d: ToolDigest, output: string | undefined): string {
+  const line = printedErrorLine(d, output)
+  return line ? ` (printed: ${clipKeepingPaths(line, 140)})` : ''
 }
 
 /** Characters of a short output said whole on its call's line (chosen on the tuning split: docs/quality.md). */
@@ -46,9 +51,4 @@ export function printedValue(d: ToolDigest, output: string | undefined): string 
   const text = kept.join(' · ')
   if (!text || text.length > SHORT_OUTPUT_CHARS) return ''
   return ` → "${redactSecrets(text).text.replace(/"/g, "'")}"`
-}
-
-/** What a call printed worth saying on its line: the error it showed, else its short output; '' when neither. */
-export function printedOf(d: ToolDigest, output: string | undefined): string {
-  return printedError(d, output) || printedValue(d, output)
 }

@@ -163,8 +163,7 @@ function segmentsOf(x: ExchangeFacts): string[] {
   return segs.map(seg).filter(Boolean)
 }
 
-/** The error a run that succeeded printed (facts/printed.ts's form), and the characters of it a `ran` span keeps. */
-const PRINTED_ERROR_RE = /^ \(printed: (.*)\)$/s
+/** Characters a `ran` span keeps of the error a run that succeeded printed. */
 const PRINTED_CHARS = 80
 
 /** A command's characters kept in a `ran` segment: its first line identifies it, and a later search finds it by its start. */
@@ -208,8 +207,7 @@ function ranSpans(x: ExchangeFacts, room: number): { segment?: string; commands:
     // printed (the symptom a reproduction script showed) is said after it, as the /compact
     // action log says it (facts/printed.ts); a short value is not: on the fixtures it cost
     // more commands than it carried (docs/quality.md).
-    const shown = t.printed && PRINTED_ERROR_RE.exec(t.printed)?.[1]
-    const span = t.digest.exitCode ? `${command} exit ${t.digest.exitCode}` : shown ? `${command} printed \`${clipText(shown, PRINTED_CHARS).replace(/`/g, "'")}\`` : command
+    const span = t.digest.exitCode ? `${command} exit ${t.digest.exitCode}` : t.printedError ? `${command} printed \`${clipText(t.printedError, PRINTED_CHARS).replace(/`/g, "'")}\`` : command
     if (rest.length > 0 || length + span.length + 2 > room) {
       rest.push(span)
       continue

@@ -28,7 +28,7 @@ export interface ExchangeFacts {
   /** The human's own words, in order (no harness text). */
   instructions: { position: number; text: string }[]
   earlier: { position: number; summary: EarlierSummary }[]
-  tools: { position: number; digest: ToolDigest; printed?: string }[]
+  tools: { position: number; digest: ToolDigest; printedError?: string }[]
   /** Final fate of each file the exchange's calls touched. */
   files: FileFate[]
   /** Failures whose (latest) run is in this exchange; resolvedAt may lie in a later one. */
