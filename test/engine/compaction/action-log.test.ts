@@ -2,7 +2,8 @@
  * action-log.ts: which log lines only repeat what the summary's sections already say.
  */
 import t from 'tap'
-import { fileRowsOf, findingAlreadyNoted, listedFiles, overflowAlreadyLogged, repeatsDeliverable, repeatsListedCreation, repeatsNote, type LogLine } from '../../../src/engine/compaction/action-log.ts'
+import { fileRowsOf, findingAlreadyNoted, listedFiles, overflowAlreadyLogged, repeatsDeliverable, repeatsListedCreation, repeatsNote, segmentLogLines, type LogLine } from '../../../src/engine/compaction/action-log.ts'
+import { parseConversation } from '../../../src/engine/messages/index.ts'
 import { DELIVERABLE_HEADING } from '../../../src/engine/facts/deliverable.ts'
 
 const line = (created?: string[]): LogLine => ({ text: '- bash cat > x << EOF', priority: 50, tokens: 8, key: '0:0', ...(created ? { created } : {}) })
@@ -98,8 +99,6 @@ function terminalProbeSession(wrap: (code: number, out: string) => string): unkn
 }
 
 t.test('printedValue: a one- or two-line output is said on its line; a long output, a failure or an empty one is not', async (t) => {
-  const { segmentLogLines } = await import('../../../src/engine/compaction/action-log.ts')
-  const { parseConversation } = await import('../../../src/engine/messages/index.ts')
   const wrappers: [string, (code: number, out: string) => string][] = [
     ['mini-swe-agent', (code, out) => `<returncode>${code}</returncode>\n<output>\n${out}\n</output>`],
     ['codex', (code, out) => `Exit code: ${code}\nWall time: 0.2 seconds\nOutput:\n${out}`],
