@@ -126,7 +126,7 @@ export class ComputePool implements ComputeRunner {
 
   run<K extends TaskName>(task: K, input: TaskInput<K>, opts: RunOptions = {}): Promise<TaskOutput<K>> {
     // Inline: a small input of ordinary text runs now, to the end (no signal, no deadline: its cost is bounded).
-    if (this.threads === 0 || (opts.bytes !== undefined && opts.bytes <= this.inlineMaxBytes && !containsLongRun(input))) return this.inline(task, input, opts)
+    if (this.threads === 0 || (opts.bytes !== undefined && opts.bytes <= this.inlineMaxBytes && (opts.shapeFree === true || !containsLongRun(input)))) return this.inline(task, input, opts)
     const signal = typeof opts.signal === 'function' ? opts.signal() : opts.signal
     if (signal?.aborted) {
       this.books.cancelled(task, 'queued')

@@ -81,6 +81,12 @@ export interface RunOptions {
    * on the event loop the app's cache, on a thread that thread's own. None: no cache.
    */
   cacheScope?: string
+  /**
+   * The task's cost is linear in its text whatever the text's shape (the heuristic count):
+   * a small input runs inline without the long-run scan (containsLongRun), which is there
+   * for the tokenizer, where a long run of one character class costs many times prose.
+   */
+  shapeFree?: boolean
 }
 
 /** The warm-up task each new compute thread runs before it takes work (src/plugins/compute-pool.ts): a short conversation compacted by the default pipeline with the default model's tokenizer. */

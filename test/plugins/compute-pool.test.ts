@@ -380,6 +380,17 @@ t.test('small bodies stay on the event loop (COMPUTE_INLINE_MAX_BYTES)', async (
   const words = await app.inject({ method: 'POST', url: '/estimate', payload: { model: 'gpt-4o', messages: [{ role: 'user', content: 'word '.repeat(800) }] } })
   t.equal(words.statusCode, 200)
   t.equal(app.compute.stats().inline, 2, '4 KB of words stay inline')
+  // The heuristic's cost does not depend on the text's shape: the same run, counted by it, stays inline.
+  const heuristic = await app.inject({ method: 'POST', url: '/estimate', payload: { model: 'gpt-4o', method: 'heuristic', messages: [{ role: 'user', content: 'x'.repeat(4000) }] } })
+  t.equal(heuristic.statusCode, 200)
+  t.equal(heuristic.json().method, 'heuristic')
+  t.equal(app.compute.stats().inline, 3, 'the 4 KB letter run counted by the heuristic ran inline')
+  t.equal(app.compute.stats().completed, 2, 'no thread for it')
+  // A model without a tokenizer counts by the heuristic too.
+  const unknown = await app.inject({ method: 'POST', url: '/estimate', payload: { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'x'.repeat(4000) }] } })
+  t.equal(unknown.statusCode, 200)
+  t.equal(unknown.json().method, 'heuristic')
+  t.equal(app.compute.stats().inline, 4, 'a model without a tokenizer: inline as well')
 })
 
 t.test('rolling-summary updates: the pool computes what the event loop computes, and the worker uses it', async (t) => {

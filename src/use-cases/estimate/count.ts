@@ -20,6 +20,13 @@ export type EstimateInput = z.infer<typeof estimateBody> & { perMessage?: boolea
 export type EstimateResult = z.infer<typeof estimateResponse>
 export type EstimateMethod = NonNullable<EstimateInput['method']>
 
+/** Whether `estimate` counts by the heuristic: asked for, or the model has no tokenizer (the provider method's fallback too). */
+export function countsByHeuristic(config: Config, input: EstimateInput): boolean {
+  if (input.method === 'heuristic') return true
+  if (input.method === 'tokenizer') return false
+  return modelFor(config, input.model, input.contextLimit).encoding === undefined
+}
+
 export async function estimate(config: Config, input: EstimateInput, providerCounter: ProviderTokenCounter, cache?: MessageCountCache): Promise<EstimateResult> {
   const conversation = parseConversation(input.messages, { format: input.format, system: input.system })
   const model = modelFor(config, input.model, input.contextLimit)
