@@ -48,7 +48,11 @@ export interface PlanInput {
   /** Whether the summary message carries an action log. */
   useLog: boolean
   logHeaderTokens: number
-  /** Once the tail has to shrink, it may take at most this share of the target. */
+  /**
+   * Once the tail has to shrink, it may take at most this share of what the head leaves of
+   * the target (not of the whole target: a harness whose system prompt and task fill most
+   * of the budget would otherwise leave the summary a few lines beside pages of recent output).
+   */
   shrunkTailShare: number
   verbatimTokens(si: number): number
   /** Tokens of the segment masked/condensed; `lastResort` condenses even the exempt results. */
@@ -72,8 +76,9 @@ export function makePlan(p: PlanInput): Plan | null {
     return n
   }
   for (let tail = p.initialTailStart; tail < p.segmentCount; tail++) {
-    // A shrunk tail that leaves no room for the summary and the log loses more than it keeps.
-    if (tail > p.initialTailStart && tail < p.segmentCount - 1 && tailFrom(tail) > p.target * p.shrunkTailShare) continue
+    // A shrunk tail that leaves no room for the summary and the log loses more than it keeps;
+    // its share is of what the head leaves.
+    if (tail > p.initialTailStart && tail < p.segmentCount - 1 && tailFrom(tail) > (p.target - p.headTokens) * p.shrunkTailShare) continue
     for (const reserve of reservesOf(p)) {
       const plan = planFor(p, tail, false, reserve)
       if (plan) return plan

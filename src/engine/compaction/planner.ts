@@ -23,8 +23,11 @@ import type { CompactOptions } from './types.ts'
 /** Fraction of the target the summary sections may take at most; the action log uses the rest. */
 const SUMMARY_SHARE = 0.15
 const SMALL_SUMMARY_SHARE = 0.1
-/** Largest share of the budget a tail may keep once it had to shrink. */
-const SHRUNK_TAIL_SHARE = 0.5
+/**
+ * Largest share of the budget the head leaves that a tail may keep once it had to shrink.
+ * 0.4 was chosen on the tuning split (0.3–0.6 tried; docs/quality.md, thirteenth session).
+ */
+const SHRUNK_TAIL_SHARE = 0.4
 /** A summary budget under this many tokens cannot say anything useful. */
 const MIN_SUMMARY_TOKENS = 40
 /** Tokens held back from planning for layout differences between formats. */

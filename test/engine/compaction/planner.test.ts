@@ -84,3 +84,33 @@ t.test('focus: log lines mentioning its words rank above their peers when not al
   const prompt = (mode: 'append' | 'replace') => buildSummaryPrompt({ formattedMessages: 'x', originalTask: 't', round: 1, maxTokens: 500, instructions: 'Only bullets.', instructionsMode: mode, focus: 'the billing module' })
   for (const mode of ['append', 'replace'] as const) t.match(JSON.stringify(prompt(mode)), /## Focus\\nGive the most room to what concerns: the billing module/, `${mode}: the focus section`)
 })
+
+/**
+ * A harness whose head takes most of the budget (SWE-agent and its kin: a system prompt
+ * that documents every command, then the task): once the verbatim tail has to shrink, it
+ * may take at most SHRUNK_TAIL_SHARE of what the head leaves, not of the whole target, so
+ * the summary is not squeezed to a few lines beside three pages of recent output.
+ */
+t.test('a long head: a shrunk tail takes at most its share of what the head leaves', async (t) => {
+  const docs = Array.from({ length: 60 }, (_, k) => `cmd_${k}:\n  docstring: runs helper number ${k} over the given path and prints what it found\n  signature: cmd_${k} <path> [<line>]`).join('\n')
+  const wire: Record<string, unknown>[] = [
+    { role: 'system', content: `You are an autonomous agent in a shell.\nCOMMANDS:\n${docs}` },
+    { role: 'user', content: 'Solve the challenge on web.example.test port 8000 and submit the flag. You may run one command at a time.' },
+  ]
+  for (let k = 0; k < 14; k++) {
+    wire.push({ role: 'assistant', content: `Step ${k}: I will fetch page_${k}.html to see what the server lists.\n\`\`\`\ncurl http://web.example.test:8000/page_${k}.html\n\`\`\`` })
+    wire.push({ role: 'user', content: `<html><head><title>Page ${k}</title></head><body>\n${Array.from({ length: 8 }, (_, j) => `<li><a href="item_${k}_${j}.pl">item ${k}.${j}</a></li>`).join('\n')}\n</body></html>` })
+  }
+  const convo = parseConversation(wire, { format: 'openai' }).messages
+  const head = countConversation(convo.slice(0, 2), counter).totalTokens
+  const target = head + 1200
+  const res = await compact({ messages: convo, counter, options: { ...DEFAULT_COMPACT_OPTIONS, format: 'openai', targetTokens: target, thresholdTokens: 0 } })
+  t.ok(res.event.tokensAfter <= target, 'the output fits')
+  const at = res.messages.findIndex((m) => m.parts.some((p) => p.type === 'text' && p.text.includes('Session Summary')))
+  t.ok(at > 0, 'a summary was written')
+  const tail = res.messages.slice(at + 1)
+  const tailTokens = countConversation(tail, counter).totalTokens
+  t.ok(tail.length >= 1, `the last message stays verbatim (${tail.length})`)
+  t.ok(tailTokens <= (target - head) * 0.4 + 20, `the tail (${tailTokens}) takes at most 40% of what the head leaves (${target - head})`)
+  t.ok(res.event.summaryTokens > tailTokens, `the summary (${res.event.summaryTokens}) has more room than the verbatim tail (${tailTokens})`)
+})
