@@ -7,7 +7,7 @@
 import { toolCallsOf, toolResultsOf, type CanonicalMessage, type ToolCallPart, type ToolResultPart } from '../messages/canonical.ts'
 import { callsOfResults } from '../conversation/pairing.ts'
 import { digestOf } from '../facts/digest-cache.ts'
-import { classifyForLog } from '../facts/events.ts'
+import { classifyForLog, type RunContext } from '../facts/events.ts'
 import { importanceOfDigest, IMPORTANCE } from '../facts/importance.ts'
 import { clipKeepingPaths, COMMAND_HEAD } from '../facts/text.ts'
 import { refMark } from './transforms/mask.ts'
@@ -40,7 +40,7 @@ export interface LogLine {
 export function segmentLogLines(
   messages: readonly CanonicalMessage[],
   segment: number,
-  opts: { preserveErrorDetails: boolean; lineTokens: (s: string) => number; refOf?: (message: CanonicalMessage) => string },
+  opts: { preserveErrorDetails: boolean; lineTokens: (s: string) => number; refOf?: (message: CanonicalMessage) => string; context?: RunContext },
 ): LogLine[] {
   // Each call's own result: a reused id pairs sequentially (conversation/pairing.ts).
   const results = new Map<ToolCallPart, ToolResultPart>()
@@ -56,7 +56,7 @@ export function segmentLogLines(
       ...(created?.length ? { created } : {}),
       ...(ref ? { ref, refTokens: opts.lineTokens(` ${ref}`) - 1 } : {}),
     })
-  for (const event of classifyForLog(messages)) {
+  for (const event of classifyForLog(messages, opts.context)) {
     if (event.kind === 'instruction') add(`- user: "${clipKeepingPaths(event.text, 400)}"`, IMPORTANCE.instruction)
     else if (event.kind === 'conclusion') add(`- note: ${clipKeepingPaths(event.text, 200)}`, event.priority)
     else if (event.kind === 'report') add(`${REPORT_PREFIX}${clipKeepingPaths(event.text.replace(/\|[-: |]+\|/g, ' '), REPORT_CHARS)}`, IMPORTANCE.report)

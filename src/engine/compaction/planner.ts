@@ -12,6 +12,7 @@ import { REPLY_PRIMING_TOKENS } from '../tokens/tokenizer.ts'
 import type { TokenCounter } from '../tokens/count.ts'
 import { ACTION_LOG_HEADER, previousActionLog, repeatsSummary, segmentLogLines, type LogLine } from './action-log.ts'
 import type { Layout } from './layout.ts'
+import { runContexts, type RunContext } from '../facts/events.ts'
 import { makePlan, type Plan } from './plan.ts'
 import { condenseForm } from './strategies/condense.ts'
 import type { Pipeline } from './strategies/index.ts'
@@ -59,6 +60,8 @@ export class Planner {
   /** Positions of the harness messages (and their acknowledgements) after the head: no output keeps them (transforms/harness.ts). */
   private readonly harnessNoise: ReadonlySet<number>
   private readonly logCache = new Map<number, LogLine[]>()
+  /** Each segment's context in the conversation (a text-only agent's observation answers the segment before). */
+  private contextAt: ((start: number) => RunContext) | undefined
   /** The words of options.focus that rank log lines up (none: no focus). */
   private readonly focusTerms: readonly string[] = []
   private readonly unrepeated = new Map<number, LogLine[]>()
@@ -133,7 +136,11 @@ export class Planner {
 
   logLines = (si: number): LogLine[] => {
     let hit = this.logCache.get(si)
-    if (!hit) this.logCache.set(si, (hit = withFocus(segmentLogLines(this.segments[si]!.messages, si, { preserveErrorDetails: this.p.options.preserveErrorDetails, lineTokens: this.lineTokens, refOf: this.p.options.references?.refOf }), this.focusTerms)))
+    if (!hit) {
+      const segment = this.segments[si]!
+      const context = (this.contextAt ??= runContexts(this.p.layout.events))(segment.start)
+      this.logCache.set(si, (hit = withFocus(segmentLogLines(segment.messages, si, { preserveErrorDetails: this.p.options.preserveErrorDetails, lineTokens: this.lineTokens, refOf: this.p.options.references?.refOf, context }), this.focusTerms)))
+    }
     const repeats = this.repeatsSections
     if (!repeats) return hit
     let left = this.unrepeated.get(si)

@@ -43,11 +43,33 @@ export function commandsInText(text: string): string[] {
   return out
 }
 
-export function classifyMessages(messages: readonly CanonicalMessage[]): ConversationEvent[] {
+/**
+ * What a run of messages cut from a conversation (a segment) needs to know of the rest:
+ * whether the agent writes its commands in code blocks, and the commands an observation at
+ * the run's start answers (the agent wrote them at the end of the run before). Without it a
+ * text-only agent's observation, alone in its segment, reads as the human's instruction.
+ */
+export interface RunContext {
+  textOnlyAgent: boolean
+  pendingTextCommands: readonly string[]
+}
+
+/** The context of each run of a conversation, by the position it starts at, from the whole conversation's events (read once). */
+export function runContexts(events: readonly ConversationEvent[]): (start: number) => RunContext {
+  const commandsAt = new Map<number, string[]>()
+  let textOnlyAgent = true
+  for (const e of events) {
+    if (e.kind === 'tool-call') textOnlyAgent = false
+    else if (e.kind === 'text-command') commandsAt.set(e.position, [...(commandsAt.get(e.position) ?? []), e.command])
+  }
+  return (start) => ({ textOnlyAgent, pendingTextCommands: commandsAt.get(start) ?? [] })
+}
+
+export function classifyMessages(messages: readonly CanonicalMessage[], context?: RunContext): ConversationEvent[] {
   const events: ConversationEvent[] = []
   const callNames = new Map<string, string>()
-  const textOnlyAgent = !messages.some((m) => m.parts.some((p) => p.type === 'tool-call'))
-  let pendingTextCommands: string[] = []
+  const textOnlyAgent = context?.textOnlyAgent ?? !messages.some((m) => m.parts.some((p) => p.type === 'tool-call'))
+  let pendingTextCommands: string[] = context ? [...context.pendingTextCommands] : []
   messages.forEach((m, position) => {
     if (isSystemLike(m)) return
     const text = ownText(m)
@@ -117,15 +139,18 @@ export function endsTurn(events: readonly ConversationEvent[], k: number): boole
 }
 
 /** What the action log shows of a run of messages: instructions, conclusions, and the calls of each message. */
-export function classifyForLog(messages: readonly CanonicalMessage[]): LogEvent[] {
+export function classifyForLog(messages: readonly CanonicalMessage[], context?: RunContext): LogEvent[] {
   const out: LogEvent[] = []
   let lastCallsAt = -1
-  const events = classifyMessages(messages)
+  const events = classifyMessages(messages, context)
+  const textOnlyAgent = context?.textOnlyAgent ?? !events.some((e) => e.kind === 'tool-call')
   for (const [k, e] of events.entries()) {
     if (e.kind === 'instruction') out.push({ kind: 'instruction', text: e.text })
     else if (e.kind === 'assistant' && !e.reasoning) {
-      if (e.text.trim().length >= REPORT_MIN_CHARS && endsTurn(events, k)) out.push({ kind: 'report', text: e.text })
-      else for (const c of conclusionsOf(e.text, e.acted)) if (c.kind !== 'next') out.push({ kind: 'conclusion', text: c.text, priority: CONCLUSION_PRIORITY[c.kind] })
+      // A text-only agent's message that writes a command acts: its observation may sit in the next run.
+      const acted = e.acted || (textOnlyAgent && commandsInText(e.text).length > 0)
+      if (!acted && e.text.trim().length >= REPORT_MIN_CHARS && endsTurn(events, k)) out.push({ kind: 'report', text: e.text })
+      else for (const c of conclusionsOf(e.text, acted)) if (c.kind !== 'next') out.push({ kind: 'conclusion', text: c.text, priority: CONCLUSION_PRIORITY[c.kind] })
     } else if (e.kind === 'tool-call' && e.position !== lastCallsAt) {
       lastCallsAt = e.position
       out.push({ kind: 'calls', message: messages[e.position]! })

@@ -119,3 +119,40 @@ t.test('printedValue: a one- or two-line output is said on its line; a long outp
     t.notMatch(of('cat > notes.txt'), /→ "/, `${name}: a write prints nothing worth saying`)
   }
 })
+
+/**
+ * Text-only agents (SWE-agent's early format, CTF agents): the command is a code block in
+ * the agent's message and its observation comes back as a user message. Segments cut the
+ * two apart, so each segment's log reads the conversation's context (events.ts
+ * runContexts): the observation is the command's output, never the human's instruction.
+ */
+t.test('a text-only agent: an observation is logged as its command, never as the user speaking', async (t) => {
+  const { compact } = await import('../../../src/engine/compaction/compact.ts')
+  const { DEFAULT_COMPACT_OPTIONS } = await import('../../../src/engine/compaction/types.ts')
+  const { countConversation, tokenizerCounter } = await import('../../../src/engine/tokens/count.ts')
+  const meter = '  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n100   975    0   550  100   425   5723   4422 --:--:-- --:--:-- --:--:-- 10483'
+  const wire: Record<string, unknown>[] = [
+    { role: 'system', content: 'You are an agent in a shell. Write one command per reply in a ```bash block.' },
+    { role: 'user', content: 'Find the flag on the server at http://target.test:8000 and submit it.' },
+  ]
+  for (let k = 0; k < 12; k++) {
+    wire.push({ role: 'assistant', content: `Next I will look at page ${k} of the server to see what it serves and whether it takes input we control.\n\`\`\`bash\ncurl http://target.test:8000/cgi-bin/page${k}.pl\n\`\`\`` })
+    wire.push({ role: 'user', content: `${meter}\n<html><title>Page ${k}</title><body>${'<p>filler text</p>'.repeat(12)}</body></html>\n(Current directory: /ctf)\nbash-$` })
+  }
+  const counter = tokenizerCounter('o200k_base')
+  const messages = parseConversation(wire, { format: 'openai' }).messages
+  const size = countConversation(messages, counter).totalTokens
+  const res = await compact({ messages, counter, options: { ...DEFAULT_COMPACT_OPTIONS, format: 'openai', targetTokens: Math.floor(size * 0.3), thresholdTokens: 0 } })
+  const text = res.summary?.text ?? ''
+  t.ok(text.length > 0, 'a summary was written')
+  t.notMatch(text, /- user: "[^"]*% Total/, 'no observation quoted as the user speaking')
+  t.notMatch(text, /- user: "[^"]*<html>/, 'nor its page')
+  t.match(text, /- bash curl http:\/\/target\.test:8000\/cgi-bin\/page\d+\.pl/, 'the log names the commands')
+  t.notMatch(text, /agent reported: Next I will look at page/, 'a message that writes a command is no report')
+
+  // One observation alone in its segment: read with its context it is the command's output.
+  const segment = [messages[3]!]
+  const lines = (context?: Parameters<typeof segmentLogLines>[2]['context']) => segmentLogLines(segment, 0, { preserveErrorDetails: true, lineTokens: (s) => s.length, ...(context ? { context } : {}) }).map((l) => l.text)
+  t.match(lines({ textOnlyAgent: true, pendingTextCommands: ['curl http://target.test:8000/cgi-bin/page0.pl'] }), [/^- bash curl http:\/\/target\.test:8000\/cgi-bin\/page0\.pl/])
+  t.match(lines(), [/^- user: /], 'without the context it cannot tell (what the planner no longer does)')
+})
