@@ -286,6 +286,27 @@ export function historyInvestigation(dialect: Dialect): FindingsConversation {
   return { name: `historyInvestigation/${dialect}`, dialect, messages: c.messages, learned: ['5c565b72'], musings: [] }
 }
 
+/**
+ * A session that reads web pages and follows their links (a web challenge, scraping, docs
+ * research): what a page listed is in its markup, `<a href="/cgi-bin/hello.pl">Hello
+ * World</a>`, and the agent reuses the link's target in its next fetches. The finding is
+ * the link's text and target, not the tags around them.
+ */
+export function linkFollowingSession(dialect: Dialect): FindingsConversation {
+  const c = new Builder('lf', TOOLS[dialect])
+  c.system('You are a security agent. Use the tools to explore the target and report what you find.')
+  c.user('Explore the web server at http://target.test:8000 and find how to read files on it.')
+  const index = ['<html><head><title>Perl Examples</title></head><body>', '<h1>Perl Examples</h1>', '<ul>', '<li><a href="/cgi-bin/hello.pl">Hello World</a></li>', '<li><a href="/cgi-bin/forms.pl">Forms</a></li>', '<li><a href="/cgi-bin/upload.pl">File Upload</a></li>', '</ul>', '</body></html>'].join('\n')
+  c.call(c.tools.fetch('http://target.test:8000/'), index, 'Fetching the index page.')
+  c.explore(BULK.slice(0, 3), 43)
+  c.call(c.tools.fetch('http://target.test:8000/cgi-bin/upload.pl'), '<html><body><form method="post" enctype="multipart/form-data"><input type="file" name="file"/></form></body></html>', 'Opening /cgi-bin/upload.pl.')
+  c.say('The page /cgi-bin/upload.pl takes a file upload; /cgi-bin/forms.pl only echoes its fields.')
+  c.explore(BULK.slice(3, 6), 47)
+  c.call(c.tools.fetch('http://target.test:8000/cgi-bin/forms.pl'), '<html><body><form><input name="name"/><input name="age"/></form></body></html>', 'Checking /cgi-bin/forms.pl again.')
+  c.say('Next: send two values for `file` to /cgi-bin/upload.pl.')
+  return { name: `linkFollowingSession/${dialect}`, dialect, messages: c.messages, learned: ['/cgi-bin/upload.pl'], musings: [] }
+}
+
 export function findingsConversations(): FindingsConversation[] {
-  return DIALECTS.flatMap((d) => [codeInvestigation(d), researchSession(d), debuggingSession(d), historyInvestigation(d)])
+  return DIALECTS.flatMap((d) => [codeInvestigation(d), researchSession(d), debuggingSession(d), historyInvestigation(d), linkFollowingSession(d)])
 }

@@ -104,31 +104,42 @@ const SIZE = 60_000
 
 t.test(`count time per character stays under ${MAX_MICROSECONDS_PER_CHAR} µs on ${SIZE}-character pathological inputs`, async (t) => {
   // Seeded random runs: the encoder remembers merges of pieces it has seen, so repeating
-  // input would measure its cache, not its merge.
+  // input would measure its cache, not its merge. Each case is timed on ATTEMPTS inputs
+  // drawn afresh and the fastest counts: a burst of other work on a shared machine slows
+  // one attempt, while a quadratic merge is slow on every one.
+  const ATTEMPTS = 3
   let seed = 18
   const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
   const randomRun = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join('')
-  const cases: Record<string, string> = {
-    'A run': 'A'.repeat(SIZE),
-    'zero-filled base64': Buffer.alloc((SIZE * 3) / 4).toString('base64'),
-    'lowercase letters': randomRun('abcdefghijklmnopqrstuvwxyz', SIZE),
-    'DNA': randomRun('ACGT', SIZE),
-    'CJK without spaces': randomRun('的一是不了人我在有他这为之大来以个中上们到说国和地也子时道出而要于', SIZE),
-    'punctuation': randomRun('=-*#+~!?.,;:|<>', SIZE),
-    whitespace: randomRun(' \t', SIZE) + 'x',
+  // Runs of one character differ per attempt too (another letter, another fill byte), so no
+  // attempt reads the encoder's cache of the one before.
+  const cases: Record<string, (k: number) => string> = {
+    'A run': (k) => 'ABC'[k]!.repeat(SIZE),
+    'zero-filled base64': (k) => Buffer.alloc((SIZE * 3) / 4, k).toString('base64'),
+    'lowercase letters': () => randomRun('abcdefghijklmnopqrstuvwxyz', SIZE),
+    'DNA': () => randomRun('ACGT', SIZE),
+    'CJK without spaces': () => randomRun('的一是不了人我在有他这为之大来以个中上们到说国和地也子时道出而要于', SIZE),
+    'punctuation': () => randomRun('=-*#+~!?.,;:|<>', SIZE),
+    whitespace: () => randomRun(' \t', SIZE) + 'x',
   }
   countTextTokens('warm up the encodings', 'o200k_base')
   countTextTokens('warm up the encodings', 'cl100k_base')
-  for (const [label, input] of Object.entries(cases)) {
-    for (const encoding of ENCODINGS) {
+  const fastest = (make: (k: number) => string, count: (s: string) => unknown) => {
+    let best = Infinity
+    for (let k = 0; k < ATTEMPTS; k++) {
+      const input = make(k)
       const started = performance.now()
-      countTextTokens(input, encoding)
-      const perChar = ((performance.now() - started) * 1000) / input.length
-      t.ok(perChar < MAX_MICROSECONDS_PER_CHAR, `${label} (${encoding}): ${perChar.toFixed(2)} µs/char`)
+      count(input)
+      best = Math.min(best, ((performance.now() - started) * 1000) / input.length)
     }
-    const started = performance.now()
-    estimateTextTokens(input)
-    const perChar = ((performance.now() - started) * 1000) / input.length
-    t.ok(perChar < MAX_MICROSECONDS_PER_CHAR, `${label} (heuristic): ${perChar.toFixed(2)} µs/char`)
+    return best
+  }
+  for (const [label, make] of Object.entries(cases)) {
+    for (const encoding of ENCODINGS) {
+      const perChar = fastest(make, (s) => countTextTokens(s, encoding))
+      t.ok(perChar < MAX_MICROSECONDS_PER_CHAR, `${label} (${encoding}): ${perChar.toFixed(2)} µs/char, fastest of ${ATTEMPTS}`)
+    }
+    const perChar = fastest(make, estimateTextTokens)
+    t.ok(perChar < MAX_MICROSECONDS_PER_CHAR, `${label} (heuristic): ${perChar.toFixed(2)} µs/char, fastest of ${ATTEMPTS}`)
   }
 })

@@ -49,6 +49,24 @@ const URL_KEYS = ['url', 'uri', 'href', 'link']
 
 const MARKUP_RE = /<\/?[a-z][^>]*>|!?\[[^\]]*\]\([^)]*\)|https?:\/\/\S+/gi
 
+/**
+ * What a markup line says: each link as its text and its target (`Hello World (/cgi-bin/hello.pl)`,
+ * the target being what an agent follows and reuses), other tags dropped, entities of
+ * spaces and ampersands read. Empty when nothing but scaffolding is left.
+ */
+export function markupText(line: string): string {
+  return line
+    .replace(/<a\b[^>]*?\bhref\s*=\s*["']?([^"'\s>]+)["']?[^>]*>([\s\S]*?)<\/a>/gi, (_, href: string, text: string) => `${text.replace(/<[^>]*>/g, '').trim()} (${href})`)
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\(([^)\s]*)[^)]*\)/g, (_, text: string, url: string) => (text.trim() ? `${text.trim()} (${url})` : url))
+    .replace(/<\/?[a-z!][^>]*>/gi, ' ')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .replace(/\(\s*\)/g, '')
+    .trim()
+}
+
 /** A line that is mostly markup (HTML tags, badge images, links): a page's scaffolding, not what it says. */
 export function isMarkup(line: string): boolean {
   let markup = 0
@@ -122,8 +140,11 @@ export function evidenceOf(output: string, position: number, index: ReuseIndex, 
     const raw = text.slice(at, end < 0 ? undefined : end)
     const line = cleanLine(raw.length > LINE_SCAN_CHARS ? raw.slice(0, LINE_SCAN_CHARS) : raw)
     const key = line.toLowerCase()
-    if (line.length < 6 || seen.has(key) || isMarkup(line)) continue
-    found.push({ text: line, score, reused: [...tokens.keys()], at })
+    if (line.length < 6 || seen.has(key)) continue
+    // A markup line is kept for what it says (its text and link targets), not its tags.
+    const said = isMarkup(line) ? markupText(line) : line
+    if (said.length < 6 || !/\p{L}/u.test(said) || (said !== line && seen.has(said.toLowerCase()))) continue
+    found.push({ text: said, score, reused: [...tokens.keys()], at })
   }
   if (found.length === 0) return undefined
   const best = [...found].sort((a, b) => b.score - a.score || a.at - b.at).slice(0, LINES_PER_OUTPUT)

@@ -7,7 +7,7 @@ import t from 'tap'
 import { classifyMessages } from '../../../../src/engine/facts/events.ts'
 import { findingsOf, type Finding } from '../../../../src/engine/facts/findings/index.ts'
 import { FORMAT_NAMES, getAdapter, parseConversation } from '../../../../src/engine/messages/index.ts'
-import { codeInvestigation, debuggingSession, DIALECTS, historyInvestigation, researchSession } from '../../../helpers/findings-conversations.ts'
+import { codeInvestigation, debuggingSession, DIALECTS, historyInvestigation, linkFollowingSession, researchSession } from '../../../helpers/findings-conversations.ts'
 
 /** The conversation as each wire format carries it (as test/engine/compaction/format-invariance.test.ts does). */
 function inAllFormats(messages: unknown[]) {
@@ -97,6 +97,17 @@ t.test('history investigation: the commit the agent kept coming back to outweigh
       t.ok(once, `${dialect}/${format}: the log line of the commit named once`)
       // Its rank may be lower: the statements that name the commit already say it (findings' diversity).
       t.ok(often && once && often.score > once.score, `${dialect}/${format}: repeated reuse scores higher, though the other was reused later`)
+    }
+  }
+})
+
+t.test('a page read for its links: the link\'s text and target are the evidence, not its tags', async (t) => {
+  for (const dialect of DIALECTS) {
+    for (const { format, messages } of inAllFormats(linkFollowingSession(dialect).messages)) {
+      const all = findingsOf(classifyMessages(messages))
+      const lines = all.flatMap((f) => (f.kind === 'evidence' ? f.lines : []))
+      t.ok(lines.includes('File Upload (/cgi-bin/upload.pl)'), `${dialect}/${format}: the link the agent followed, as text and target`)
+      t.notOk(lines.some((l) => /<\/?(?:li|a)\b/.test(l)), `${dialect}/${format}: no tags in an evidence line`)
     }
   }
 })
