@@ -30,7 +30,7 @@ export function registerTokenCacheMetrics(registry: Registry, cache: TokenCache)
   let missesSeen = 0
   new Counter({
     name: 'compactd_token_cache_hits_total',
-    help: 'Messages whose token counts came from the token-count cache',
+    help: 'Messages, and texts a compaction derives (log lines, placeholders), whose token counts came from the token-count cache',
     registers: [registry],
     collect() {
       this.inc(cache.hits - hitsSeen)
@@ -39,7 +39,7 @@ export function registerTokenCacheMetrics(registry: Registry, cache: TokenCache)
   })
   new Counter({
     name: 'compactd_token_cache_misses_total',
-    help: 'Messages counted and added to the token-count cache (messages under the size worth caching are not looked up)',
+    help: 'Messages, and texts a compaction derives, counted and added to the token-count cache (those under the size worth caching are not looked up)',
     registers: [registry],
     collect() {
       this.inc(cache.misses - missesSeen)

@@ -131,15 +131,18 @@ function spacedJson(v: unknown): string {
 }
 
 function neutralPartTokens(part: CanonicalPart, counter: TokenCounter): number {
+  // A part's own text is covered by its message's cache entry (partText); a call's
+  // canonical arguments are not (a message with calls stores no neutral count): `text`.
+  const own = counter.partText ?? counter.text
   switch (part.type) {
     case 'opaque':
-      return part.media ? mediaTokens(part.media) : counter.text(part.text)
+      return part.media ? mediaTokens(part.media) : own(part.text)
     case 'text':
     case 'reasoning':
     case 'tool-result':
-      return counter.text(part.text)
+      return own(part.text)
     case 'tool-call':
-      return TOOL_CALL_OVERHEAD + counter.text(part.name) + counter.text(canonicalArgs(part.argsText))
+      return TOOL_CALL_OVERHEAD + own(part.name) + counter.text(canonicalArgs(part.argsText))
     case 'image':
       return IMAGE_TOKENS
   }

@@ -44,6 +44,11 @@ export interface TokenCounter {
   id?: string
   /** Per-message counts remembered across calls; absent: every message is counted. */
   cache?: MessageCountCache
+  /**
+   * How a message's own parts are counted, when not as `text`: memoizedCounter's leaves
+   * them out of the derived-text entries, since the message's entry already covers them.
+   */
+  partText?(text: string): number
 }
 
 /**
@@ -81,28 +86,53 @@ export function tokenizerCounter(encoding: EncodingName, cache?: MessageCountCac
 
 /** Texts shorter than this are counted again rather than remembered: a lookup would cost about as much. */
 const MEMO_MIN_CHARS = 256
+/**
+ * Texts a compaction derives (log lines, mask placeholders, condensed inputs) within these
+ * bounds are also looked up in the counter's token-count cache, across compactions: an
+ * agent resends its history, and the same history makes the same lines. Below the lower
+ * bound the tokenizer costs about what a hash and a lookup do (test/bench/token-cache.ts:
+ * o200k 64–127 characters 16.9 µs counted, 2.2 µs from the cache); above the upper one a
+ * text is mostly a message's part, which the message's own entry already covers.
+ */
+const TEXT_CACHE_MIN_CHARS = 64
+const TEXT_CACHE_MAX_CHARS = 2_000
+
+/**
+ * The cache key of a text for a tokenizer counter: SHA-256 of the counter's id, the cache's
+ * scope and the text, length-prefixed; the `T` after the scope keeps it apart from every
+ * message key (messageCacheKey puts the role's length, a digit, there).
+ */
+function textCacheKey(t: string, counter: TokenCounter): string | undefined {
+  const cache = counter.cache
+  if (!cache || counter.id === undefined || counter.method !== 'tokenizer') return undefined
+  const s = `${counter.id.length}:${counter.id}${cache.scope.length}:${cache.scope}T${t.length}:${t}`
+  return isWellFormed(s) ? hash('sha256', s, 'base64') : hash('sha256', Buffer.concat([UTF16_MARK, Buffer.from(s, 'utf16le')]), 'base64')
+}
 
 /**
  * The counter with its text counts remembered for one piece of work (a compaction): the
  * engine counts some texts more than once (a tool result when the plan is made, and again
  * when masking decides whether its placeholder is shorter; a tool input when condensing),
  * and on the largest fixture those second passes were a fifth of the tokenizer's work.
- * The map only refers to strings the work holds anyway, and is dropped with it.
+ * The map only refers to strings the work holds anyway, and is dropped with it. Texts of
+ * TEXT_CACHE_MIN_CHARS–TEXT_CACHE_MAX_CHARS are also kept in the counter's cache, when it
+ * has one, for the next compaction of the same history.
  */
 export function memoizedCounter(counter: TokenCounter): TokenCounter {
   const counts = new Map<string, number>()
-  return {
-    ...counter,
-    text(t: string): number {
-      if (t.length < MEMO_MIN_CHARS) return counter.text(t)
-      let n = counts.get(t)
-      if (n === undefined) {
-        n = counter.text(t)
-        counts.set(t, n)
-      }
-      return n
-    },
+  const count = (t: string, derived: boolean): number => {
+    if (t.length < TEXT_CACHE_MIN_CHARS) return counter.text(t)
+    const memo = t.length >= MEMO_MIN_CHARS
+    let n = memo ? counts.get(t) : undefined
+    if (n !== undefined) return n
+    const key = derived && t.length <= TEXT_CACHE_MAX_CHARS ? textCacheKey(t, counter) : undefined
+    const stored = key === undefined ? undefined : counter.cache!.store.get(key)
+    n = stored?.actual ?? counter.text(t)
+    if (key !== undefined && stored === undefined) counter.cache!.store.set(key, { actual: n })
+    if (memo) counts.set(t, n)
+    return n
   }
+  return { ...counter, text: (t) => count(t, true), partText: (t) => count(t, false) }
 }
 
 /** `withMargin` is true for models whose tokenizer is not o200k-like. */
@@ -147,16 +177,17 @@ export function messageCacheKey(message: CanonicalMessage, counter: TokenCounter
 }
 
 function partTokens(part: CanonicalPart, counter: TokenCounter): number {
+  const text = counter.partText ?? counter.text
   switch (part.type) {
     case 'opaque':
-      return part.media ? mediaTokens(part.media) : counter.text(part.text)
+      return part.media ? mediaTokens(part.media) : text(part.text)
     case 'text':
     case 'reasoning':
-      return counter.text(part.text)
+      return text(part.text)
     case 'tool-call':
-      return TOOL_CALL_OVERHEAD + counter.text(part.name) + counter.text(part.argsText)
+      return TOOL_CALL_OVERHEAD + text(part.name) + text(part.argsText)
     case 'tool-result':
-      return counter.text(part.text)
+      return text(part.text)
     case 'image':
       return IMAGE_TOKENS
   }

@@ -7,7 +7,7 @@ import t from 'tap'
 import { compact } from '../../../src/engine/compaction/compact.ts'
 import { DEFAULT_COMPACT_OPTIONS } from '../../../src/engine/compaction/types.ts'
 import { parseConversation } from '../../../src/engine/messages/index.ts'
-import { countConversation, memoizedCounter, tokenizerCounter, type TokenCounter } from '../../../src/engine/tokens/count.ts'
+import { countConversation, memoizedCounter, tokenizerCounter, type MessageCounts, type TokenCounter } from '../../../src/engine/tokens/count.ts'
 
 t.test('counts as the wrapped counter; a long text is tokenized once', async (t) => {
   const base = tokenizerCounter('o200k_base')
@@ -39,4 +39,30 @@ t.test('compact() through it: its token figures are what the plain counter count
   t.ok(res.compacted, 'masked and summarised: results counted again on the way')
   t.equal(res.event.tokensBefore, countConversation(input, base).totalTokens, 'tokensBefore as the plain counter counts the input')
   t.equal(res.event.tokensAfter, countConversation(res.messages, base).totalTokens, 'tokensAfter as it counts the output')
+})
+
+t.test('with a token-count cache: the texts a compaction derives are counted once across compactions, per scope', async (t) => {
+  const messages: unknown[] = [{ role: 'user', content: 'Find why the cache misses.' }]
+  for (let k = 0; k < 12; k++) {
+    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${k}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: `grep -rn "cache_key_${k}" src/cache/ --include=*.ts --exclude-dir=node_modules --exclude-dir=dist` }) } }] })
+    messages.push({ role: 'tool', tool_call_id: `c${k}`, content: Array.from({ length: 60 }, (_, i) => `src/cache/part_${k}.ts:${i}: const key_${i} = hash(tenant, model_${k})`).join('\n') })
+  }
+  messages.push({ role: 'assistant', content: 'The key omits the model version; the fix goes in src/cache/key.ts.' })
+  const input = parseConversation(messages).messages
+  const base = tokenizerCounter('o200k_base')
+  const store = new Map<string, MessageCounts>()
+  const run = async (scope: string) => {
+    const asked: string[] = []
+    const counter: TokenCounter = { ...base, text: (s) => (asked.push(s), base.text(s)), cache: { store, scope } }
+    const res = await compact({ messages: input, counter, options: { ...DEFAULT_COMPACT_OPTIONS, format: 'openai', strategy: ['mask', 'rules'], targetTokens: 1500, thresholdTokens: 0 } })
+    return { res, derived: asked.filter((s) => s.length >= 64 && s.length <= 2000).length }
+  }
+  const first = await run('tenant-a')
+  const again = await run('tenant-a')
+  t.ok(first.derived > 20, `the first compaction counts its derived texts (${first.derived})`)
+  t.equal(again.derived, 0, 'the same history again: every one of them from the cache')
+  t.same(again.res.messages, first.res.messages, 'the same output')
+  t.same(again.res.event.tokensAfter, first.res.event.tokensAfter, 'the same figures')
+  const other = await run('tenant-b')
+  t.equal(other.derived, first.derived, 'another scope reads none of them')
 })
