@@ -20,11 +20,10 @@ export type EstimateInput = z.infer<typeof estimateBody> & { perMessage?: boolea
 export type EstimateResult = z.infer<typeof estimateResponse>
 export type EstimateMethod = NonNullable<EstimateInput['method']>
 
-/** Whether `estimate` counts by the heuristic: asked for, or the model has no tokenizer (the provider method's fallback too). */
+/** Whether `estimate` counts by the heuristic, by the same rule it counts with (defaultCounter). */
 export function countsByHeuristic(config: Config, input: EstimateInput): boolean {
-  if (input.method === 'heuristic') return true
-  if (input.method === 'tokenizer') return false
-  return modelFor(config, input.model, input.contextLimit).encoding === undefined
+  if (input.method === 'tokenizer' || input.method === 'provider') return false
+  return defaultCounter(modelFor(config, input.model, input.contextLimit), input.method).method === 'heuristic'
 }
 
 export async function estimate(config: Config, input: EstimateInput, providerCounter: ProviderTokenCounter, cache?: MessageCountCache): Promise<EstimateResult> {
