@@ -251,7 +251,10 @@ class CompactRequestInput(TypedDict):
     # are always kept. Default 1.
     keepFirst: NotRequired[int]
     # Most recent messages kept verbatim; the boundary moves earlier rather than
-    # separate a tool call from its results. Default 10 (COMPACTION_KEEP_RECENT).
+    # separate a tool call from its results. Given, the window is kept whenever it fits.
+    # Default 10 (COMPACTION_KEEP_RECENT), taking at most half of what the system prompt
+    # and task leave of the target when more would leave the summary under 1,000 tokens:
+    # past that it shrinks (the last message always stays) so the summary has room.
     keepRecent: NotRequired[int]
     # Instead of keepRecent: keep the most recent messages up to this many tokens.
     # Giving both is a 400.
@@ -1664,7 +1667,10 @@ class CompactRequest(TypedDict):
     # are always kept. Default 1.
     keepFirst: NotRequired[int]
     # Most recent messages kept verbatim; the boundary moves earlier rather than
-    # separate a tool call from its results. Default 10 (COMPACTION_KEEP_RECENT).
+    # separate a tool call from its results. Given, the window is kept whenever it fits.
+    # Default 10 (COMPACTION_KEEP_RECENT), taking at most half of what the system prompt
+    # and task leave of the target when more would leave the summary under 1,000 tokens:
+    # past that it shrinks (the last message always stays) so the summary has room.
     keepRecent: NotRequired[int]
     # Instead of keepRecent: keep the most recent messages up to this many tokens.
     # Giving both is a 400.

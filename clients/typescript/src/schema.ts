@@ -3559,7 +3559,7 @@ export interface components {
             targetTokens?: number;
             /** @description Leading user turns kept verbatim (the original task). System messages before them are always kept. Default 1. */
             keepFirst?: number;
-            /** @description Most recent messages kept verbatim; the boundary moves earlier rather than separate a tool call from its results. Default 10 (COMPACTION_KEEP_RECENT). */
+            /** @description Most recent messages kept verbatim; the boundary moves earlier rather than separate a tool call from its results. Given, the window is kept whenever it fits. Default 10 (COMPACTION_KEEP_RECENT), taking at most half of what the system prompt and task leave of the target when more would leave the summary under 1,000 tokens: past that it shrinks (the last message always stays) so the summary has room. */
             keepRecent?: number;
             /** @description Instead of keepRecent: keep the most recent messages up to this many tokens. Giving both is a 400. */
             keepRecentTokens?: number;
@@ -5494,7 +5494,7 @@ export interface components {
             targetTokens?: number;
             /** @description Leading user turns kept verbatim (the original task). System messages before them are always kept. Default 1. */
             keepFirst?: number;
-            /** @description Most recent messages kept verbatim; the boundary moves earlier rather than separate a tool call from its results. Default 10 (COMPACTION_KEEP_RECENT). */
+            /** @description Most recent messages kept verbatim; the boundary moves earlier rather than separate a tool call from its results. Given, the window is kept whenever it fits. Default 10 (COMPACTION_KEEP_RECENT), taking at most half of what the system prompt and task leave of the target when more would leave the summary under 1,000 tokens: past that it shrinks (the last message always stays) so the summary has room. */
             keepRecent?: number;
             /** @description Instead of keepRecent: keep the most recent messages up to this many tokens. Giving both is a 400. */
             keepRecentTokens?: number;

@@ -54,6 +54,12 @@ export interface PlanInput {
    * of the budget would otherwise leave the summary a few lines beside pages of recent output).
    */
   shrunkTailShare: number
+  /**
+   * The recent window's share of what the head leaves (CompactOptions.recentWindowShare),
+   * past which it gives way only while the summary's room is under `summaryFloor` tokens.
+   * Unset: the window is kept whenever it fits.
+   */
+  recentWindow?: { share: number; summaryFloor: number }
   verbatimTokens(si: number): number
   /** Tokens of the segment masked/condensed; `lastResort` condenses even the exempt results. */
   keptTokens(si: number, lastResort?: boolean): number
@@ -76,9 +82,8 @@ export function makePlan(p: PlanInput): Plan | null {
     return n
   }
   for (let tail = p.initialTailStart; tail < p.segmentCount; tail++) {
-    // A shrunk tail that leaves no room for the summary and the log loses more than it keeps;
-    // its share is of what the head leaves.
-    if (tail > p.initialTailStart && tail < p.segmentCount - 1 && tailFrom(tail) > (p.target - p.headTokens) * p.shrunkTailShare) continue
+    // A tail that leaves no room for the summary and the log loses more than it keeps.
+    if (tail < p.segmentCount - 1 && tooLargeATail(p, tail, tailFrom(tail))) continue
     for (const reserve of reservesOf(p)) {
       const plan = planFor(p, tail, false, reserve)
       if (plan) return plan
@@ -89,6 +94,20 @@ export function makePlan(p: PlanInput): Plan | null {
     if (plan) return plan
   }
   return null
+}
+
+/**
+ * Whether the tail from `tail` leaves the summary too little. A shrunk tail may take at
+ * most its share of what the head leaves. The recent window (the first tail tried) may
+ * take more, unless it has a share (`recentWindow`) and leaves the summary less than both
+ * the rest of that share and the floor: a window of passing tests that would fit, on a
+ * short session compacted to a small budget.
+ */
+function tooLargeATail(p: PlanInput, tail: number, tailTokens: number): boolean {
+  const room = p.target - p.headTokens
+  if (tail > p.initialTailStart) return tailTokens > room * p.shrunkTailShare
+  const w = p.recentWindow
+  return w !== undefined && tailTokens > room * w.share && room - tailTokens < w.summaryFloor
 }
 
 function reservesOf(p: PlanInput): readonly number[] {

@@ -29,6 +29,13 @@ const SMALL_SUMMARY_SHARE = 0.1
  * 0.4 was chosen on the tuning split (0.3–0.6 tried; docs/quality.md, thirteenth session).
  */
 const SHRUNK_TAIL_SHARE = 0.4
+/**
+ * A default recent window past its share (CompactOptions.recentWindowShare) gives way only
+ * while it leaves the summary fewer tokens than this: a window of large recent outputs
+ * beside a summary of a thousand tokens or more stays whole. Chosen on the tuning split
+ * (400–2,000 tried; 2,000 lost a fixture probe; docs/quality.md, fourteenth session).
+ */
+const RECENT_WINDOW_SUMMARY_FLOOR = 1_000
 /** A summary budget under this many tokens cannot say anything useful. */
 const MIN_SUMMARY_TOKENS = 40
 /** Tokens held back from planning for layout differences between formats. */
@@ -209,6 +216,7 @@ export class Planner {
       useLog: pipeline.actionLog,
       logHeaderTokens: this.lineTokens(ACTION_LOG_HEADER) + 2,
       shrunkTailShare: SHRUNK_TAIL_SHARE,
+      ...(this.p.options.recentWindowShare !== undefined ? { recentWindow: { share: this.p.options.recentWindowShare, summaryFloor: RECENT_WINDOW_SUMMARY_FLOOR } } : {}),
       verbatimTokens: (si) => this.verbatim(si).tokens,
       keptTokens: (si, lastResort) => this.kept(si, lastResort).tokens,
       pinned: (si) => this.segments[si]!.pinned,

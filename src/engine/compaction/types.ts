@@ -132,6 +132,15 @@ export interface CompactOptions {
   keepRecent: number
   /** Alternative to keepRecent: most recent messages kept up to this many tokens. */
   keepRecentTokens?: number
+  /**
+   * Largest share of what the head leaves of the target that the recent window may take
+   * when that leaves the summary under a thousand tokens; past it the tail shrinks (the
+   * last message always stays). For a default window: a short session compacted to a
+   * small budget would otherwise keep ten messages of passing tests verbatim and leave the
+   * summary no room for the files it changed. Unset: the window is kept whenever it fits
+   * (a caller's explicit keepRecent).
+   */
+  recentWindowShare?: number
   /** Pipeline, cheapest first. Summarizers after the first are its fallbacks. */
   strategy: StrategyName[]
   keepToolResults: number
@@ -200,6 +209,7 @@ export interface ArchiveReferences {
 export const DEFAULT_COMPACT_OPTIONS = {
   keepFirst: 1,
   keepRecent: 10,
+  recentWindowShare: 0.5,
   strategy: ['mask', 'rules'] as StrategyName[],
   keepToolResults: 3,
   excludeTools: [] as string[],

@@ -151,6 +151,8 @@ export async function computeCompaction(
     keepFirst: input.keepFirst ?? DEFAULT_COMPACT_OPTIONS.keepFirst,
     keepRecent: input.keepRecent ?? config.COMPACTION_KEEP_RECENT,
     ...(input.keepRecentTokens !== undefined ? { keepRecentTokens: input.keepRecentTokens } : {}),
+    // A window the caller chose is kept whenever it fits; the default one has a share.
+    recentWindowShare: input.keepRecent !== undefined || input.keepRecentTokens !== undefined ? undefined : DEFAULT_COMPACT_OPTIONS.recentWindowShare,
     strategy,
     keepToolResults: input.keepToolResults ?? DEFAULT_COMPACT_OPTIONS.keepToolResults,
     excludeTools: input.excludeTools ?? DEFAULT_COMPACT_OPTIONS.excludeTools,

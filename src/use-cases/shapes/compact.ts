@@ -29,7 +29,7 @@ export const compactBody = z
       .min(0)
       .max(100_000)
       .optional()
-      .describe('Most recent messages kept verbatim; the boundary moves earlier rather than separate a tool call from its results. Default 10 (COMPACTION_KEEP_RECENT).'),
+      .describe('Most recent messages kept verbatim; the boundary moves earlier rather than separate a tool call from its results. Given, the window is kept whenever it fits. Default 10 (COMPACTION_KEEP_RECENT), taking at most half of what the system prompt and task leave of the target when more would leave the summary under 1,000 tokens: past that it shrinks (the last message always stays) so the summary has room.'),
     keepRecentTokens: z
       .int()
       .min(0)

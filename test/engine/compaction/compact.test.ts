@@ -12,6 +12,7 @@ import { harnessNoisePositions, withoutHarnessText } from '../../../src/engine/c
 import { countConversation, heuristicCounter, tokenizerCounter } from '../../../src/engine/tokens/count.ts'
 import { conversationInFormatArb } from '../../helpers/conversation-arbitraries.ts'
 import { CONVERSATIONS, conversationsSkip, fixtureFiles } from '../../helpers/fixtures.ts'
+import { applyPatchSession } from '../../helpers/handover-conversations.ts'
 
 const counter = tokenizerCounter('o200k_base')
 const tokens = (ms: readonly CanonicalMessage[]) => countConversation(ms, counter).totalTokens
@@ -52,7 +53,9 @@ t.test('a long session compacts under budget, valid, with system, task and recen
   const conv = parseConversation(session(), { format: 'openai' })
   const before = tokens(conv.messages)
   const target = Math.floor(before * 0.2)
-  const res = await run(conv.messages, options('openai', target))
+  // keepRecent as a caller sets it (no share of the target): kept whenever it fits.
+  const { recentWindowShare: _default, ...explicit } = options('openai', target)
+  const res = await run(conv.messages, explicit)
   t.equal(res.compacted, true)
   t.ok(res.event.tokensAfter <= target, `${res.event.tokensAfter} <= ${target}`)
   t.equal(res.event.tokensAfter, tokens(res.messages), 'event tokens are the real count')
@@ -73,6 +76,26 @@ t.test('a long session compacts under budget, valid, with system, task and recen
   t.ok(res.summary!.keyFacts.errors.length > 0)
   t.equal(res.event.strategy, 'rules')
   t.equal(res.event.messagesCompacted > 0, true)
+})
+
+t.test('the default recent window takes at most half of what the head leaves; a window the caller set is kept whenever it fits', async (t) => {
+  // The class: short sessions compacted to a small budget, whose last ten messages (passing
+  // tests, builds) would fit but leave the summary no room for the files the agent changed.
+  const conv = parseConversation(applyPatchSession(), { format: 'openai' })
+  const target = Math.floor(tokens(conv.messages) * 0.1)
+  const head = tokens(conv.messages.slice(0, 2))
+  const tailOf = (res: { messages: CanonicalMessage[] }) => res.messages.slice(res.messages.findIndex((m) => m.index === -1) + 1)
+  const shared = await run(conv.messages, options('openai', target))
+  t.ok(shared.event.tokensAfter <= target, 'fits')
+  const tail = tailOf(shared)
+  t.ok(tail.length >= 1 && tail.at(-1)!.raw === conv.messages.at(-1)!.raw, 'the last message stays verbatim')
+  t.ok(tokens(tail) <= (target - head) * 0.5, `the tail (${tokens(tail)}) takes at most half of what the head leaves (${target - head})`)
+  for (const fact of ['go.mod', 'go 1.22', 'github.com/rs/zerolog', 'backend/Dockerfile', 'golang:1.22-alpine', 'frontend/src/main.js', 'vue-sonner/style.css']) t.match(shared.summary?.text, fact, `the summary has room for the change: ${fact}`)
+
+  const { recentWindowShare: _default, ...explicit } = options('openai', target)
+  const kept = await run(conv.messages, explicit)
+  t.ok(kept.event.tokensAfter <= target, 'fits with the whole window too')
+  t.same(tailOf(kept).map((m) => m.raw), conv.messages.slice(-11).map((m) => m.raw), 'an explicit keepRecent: its messages verbatim, as they fit')
 })
 
 t.test('under the target the conversation comes back untouched (idempotent), unless forced', async (t) => {

@@ -43,7 +43,9 @@ t.test('no room left (the action log had to drop lines): the budget is the usual
   const tight = parseConversation(cleanupSession(), { format: 'openai' }).messages
   const target = Math.floor(countConversation(tight, counter).totalTokens * 0.1)
   const budgets: number[] = []
-  const res = await compact({ messages: tight, counter, llm: recording(budgets), options: { ...DEFAULT_COMPACT_OPTIONS, format: 'openai', strategy: ['mask', 'llm', 'rules'], targetTokens: target, thresholdTokens: 0 } })
+  // The recent window as a caller sets it: the default one would give way and leave the log room.
+  const { recentWindowShare: _defaultWindow, ...explicitWindow } = DEFAULT_COMPACT_OPTIONS
+  const res = await compact({ messages: tight, counter, llm: recording(budgets), options: { ...explicitWindow, format: 'openai', strategy: ['mask', 'llm', 'rules'], targetTokens: target, thresholdTokens: 0 } })
   t.match(res.summary?.text, /less important entries omitted/, 'the log was full')
   t.ok(budgets[0]! <= Math.floor(target * 0.15), `${budgets[0]} ≤ 15% of ${target}`)
 })

@@ -51,7 +51,10 @@ t.test('mid-turn, the request is current; an in-progress plan item is current un
   t.equal(plan.currentWork, 'Patch tokenize()')
 })
 
-function compactAt(messages: OpenAIMessage[], share: number) {
+/** The recent window as a caller sets it: kept whenever it fits (the default one may give way to the summary). */
+const { recentWindowShare: _defaultWindow, ...EXPLICIT_WINDOW } = DEFAULT_COMPACT_OPTIONS
+
+function compactAt(messages: OpenAIMessage[], share: number, window: 'default' | 'explicit' = 'default') {
   const counter = tokenizerCounter('o200k_base')
   const openai = parseConversation(messages, { format: 'openai' }).messages
   const targetTokens = Math.floor(countConversation(openai, counter).totalTokens * share)
@@ -59,7 +62,7 @@ function compactAt(messages: OpenAIMessage[], share: number) {
     FORMAT_NAMES.map(async (format) => {
       const wire = getAdapter(format).serialize(openai)
       const parsed = format === 'openai' ? openai : parseConversation(wire.messages, { format, ...(wire.system !== undefined ? { system: wire.system } : {}) }).messages
-      const res = await compact({ messages: parsed, counter, options: { ...DEFAULT_COMPACT_OPTIONS, format, targetTokens, thresholdTokens: 0 } })
+      const res = await compact({ messages: parsed, counter, options: { ...(window === 'default' ? DEFAULT_COMPACT_OPTIONS : EXPLICIT_WINDOW), format, targetTokens, thresholdTokens: 0 } })
       return res.summary?.text ?? ''
     }),
   )
@@ -68,14 +71,19 @@ function compactAt(messages: OpenAIMessage[], share: number) {
 const stateOf = (summary: string) => /### Current State\n([\s\S]*?)(?:\n### |$)/.exec(summary)?.[1] ?? ''
 
 t.test('finishedLoop: the merged loop is reported done, never "working on", in every format', async (t) => {
+  // The range ends after the loop: the window the test sets is kept (the default one gives
+  // way at 10% and brings the next request into the range: asserted below).
   for (const share of [0.1, 0.25]) {
-    const texts = await compactAt(finishedLoop(), share)
+    const texts = await compactAt(finishedLoop(), share, 'explicit')
     t.equal(new Set(texts).size, 1, `${share * 100}%: one summary text in every format`)
     // At 10% the state line may have to wait in the action log: the whole summary is read.
     t.notMatch(texts[0]!, /Working on/, `${share * 100}%: nothing is in progress`)
     t.match(texts[0]!, /Done, nothing in progress: Merge the five dependency-bump PRs/, `${share * 100}%: the loop is done`)
     t.notMatch(texts[0]!, /- \[ \] Merge PR/, `${share * 100}%: no merged PR is pending`)
   }
+  const [later] = await compactAt(finishedLoop(), 0.1)
+  t.match(later, /In progress \(asked later in the session\): "Thanks\. Next, bump the Node version in \.nvmrc to 20\."/, 'a range that takes in the next request: that request is in progress')
+  t.notMatch(later, /Working on: Merge|Done, nothing in progress/, 'and the loop is not what is in progress')
 })
 
 t.test('approvedProposal: the current step is the approved design, not "ok 開始"', async (t) => {

@@ -13,7 +13,7 @@ import { llmSummarizer } from '../../../src/engine/compaction/summarizers/llm.ts
 import { createSummarizerClients } from '../../../src/providers/summarizer-clients.ts'
 import { checkedSummarizer, computeCompaction, type CompactRequest } from '../../../src/use-cases/compact/compute.ts'
 import { startFakeProvider } from '../../fakes/fake-llm-provider.ts'
-import { mixedDecisions } from '../../helpers/handover-conversations.ts'
+import { applyPatchSession, mixedDecisions } from '../../helpers/handover-conversations.ts'
 
 const fake = await startFakeProvider()
 t.teardown(() => fake.close())
@@ -69,4 +69,21 @@ t.test('without a key: offline, no provider asked', async (t) => {
   t.equal(response.strategy, 'rules')
   t.same(response.fallbacks, [])
   t.equal(generations().length, 0)
+})
+
+t.test("the default recent window has a share of the target; a caller's keepRecent or keepRecentTokens is kept whenever it fits", async (t) => {
+  const offline = testConfig()
+  const messages = applyPatchSession() as CompactRequest['messages']
+  const tailOf = (response: { messages: unknown[] }) => {
+    const at = response.messages.findIndex((m) => JSON.stringify(m).includes('Session Summary'))
+    return response.messages.slice(at + 1)
+  }
+  const compactWith = async (extra: Partial<CompactRequest>) => (await computeCompaction(offline, { request: { messages, targetTokens: 480, strategy: ['mask', 'rules'], ...extra } })).response
+  const byDefault = await compactWith({})
+  const explicit = await compactWith({ keepRecent: 10 })
+  const byTokens = await compactWith({ keepRecentTokens: 300 })
+  t.ok(tailOf(byDefault).length < 11, `the default window shrank to leave the summary room (${tailOf(byDefault).length} messages)`)
+  t.match(byDefault.summary?.text, 'go.mod')
+  t.same(tailOf(explicit), messages.slice(-11), 'keepRecent: 10 given: the ten messages (and the call they answer) verbatim')
+  t.same(tailOf(byTokens), tailOf(explicit), 'keepRecentTokens given: the same')
 })
