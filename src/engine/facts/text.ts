@@ -21,7 +21,13 @@ export function carriesToolResults(message: CanonicalMessage): boolean {
   return toolResultsOf(message).length > 0
 }
 
-const SENTENCE_SPLIT = /(?<=[.!?])\s+(?=[A-Z`"'(\d])|\n+/
+/**
+ * Words that open a sentence glued to the one before when a transcript lost its line
+ * breaks ("…the upload form.Let's create…"). A list, not any capital: `models.Model`,
+ * `React.Component` and `os.Path` are names, not two sentences.
+ */
+const GLUED_OPENERS = "Let's|Let|I|I'll|I'm|We|We'll|Now|Then|Next|First|Finally|The|This|That|These|It|Instead|Before|After|So|But|However|Since|Because|Upon|To|Also|Another|Here|There|Looking|Great|Perfect"
+const SENTENCE_SPLIT = new RegExp(`(?<=[.!?])\\s+(?=[A-Z\`"'(\\d])|(?<=[a-z)\`][.!?])(?=(?:${GLUED_OPENERS})\\b)|\\n+`)
 
 /**
  * Sentences of prose, code blocks removed, list markers stripped. `min`/`max` bound the
