@@ -131,6 +131,19 @@ export function overflowAlreadyLogged(line: string, logged: string): boolean {
   return text !== undefined && text.length >= 8 && logged.includes(text)
 }
 
+/**
+ * Whether an overflowed Completed Work row says only that a file was created
+ * (`- path: created — …`) when the log's line for the call that wrote it says so already
+ * (`created path (N lines)`): scratch scripts written by a shell heredoc would otherwise
+ * take two lines of the log each.
+ */
+export function repeatsLoggedCreation(line: string, createdInLog: ReadonlySet<string>, logged: string): boolean {
+  const row = /^- (\S+): created — /.exec(line)
+  if (!row) return false
+  const path = row[1]!
+  return createdInLog.has(path) || logged.includes(`created ${path} (`)
+}
+
 /** Whether a log line is a user instruction (`- user: "…"`) that `sections` already quote whole. */
 export function repeatsQuotedInstruction(line: string, sections: string): boolean {
   if (!line.startsWith('- user: "') || !line.endsWith('"')) return false

@@ -9,7 +9,7 @@
 import type { FormatAdapter } from '../messages/adapter.ts'
 import type { NeutralCounter } from '../conversation/segments.ts'
 import { extractHandover } from '../facts/handover.ts'
-import { findingAlreadyNoted, overflowAlreadyLogged, type LogLine } from './action-log.ts'
+import { findingAlreadyNoted, overflowAlreadyLogged, repeatsLoggedCreation, type LogLine } from './action-log.ts'
 import type { Layout } from './layout.ts'
 import type { Plan } from './plan.ts'
 import type { Planner } from './planner.ts'
@@ -88,8 +88,10 @@ export async function summariseRange(plan: Plan, state: SummaryState, s: Summari
   // kept condensed, and both say its failures; without one, the overflow is the only place
   // they appear.
   const logged = s.pipeline.actionLog ? inRange.flatMap((si) => planner.logLines(si).map((l) => l.text)).join('\n') : ''
+  const createdInLog = new Set(s.pipeline.actionLog ? inRange.flatMap((si) => planner.logLines(si).flatMap((l) => l.created ?? [])) : [])
   const overflow = (state.summary.overflow ?? [])
     .filter((l) => (l.unlogged ? !findingAlreadyNoted(l.text, logged) : !overflowAlreadyLogged(l.text, logged)))
+    .filter((l) => !repeatsLoggedCreation(l.text, createdInLog, logged))
     .map((l, k) => ({ text: l.text, priority: l.priority, tokens: planner.lineTokens(l.text), key: `o:${k}` }))
   const withOverflow = [...overflow, ...planner.previousLog]
   const used = [s.nc.tokens([s.adapter.createTextMessage('user', state.summary.text)]) + planner.summaryOverhead]

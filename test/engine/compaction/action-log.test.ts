@@ -2,7 +2,7 @@
  * action-log.ts: which log lines only repeat what the summary's sections already say.
  */
 import t from 'tap'
-import { fileRowsOf, findingAlreadyNoted, listedFiles, overflowAlreadyLogged, repeatsDeliverable, repeatsListedCreation, repeatsNote, segmentLogLines, type LogLine } from '../../../src/engine/compaction/action-log.ts'
+import { fileRowsOf, findingAlreadyNoted, listedFiles, overflowAlreadyLogged, repeatsDeliverable, repeatsListedCreation, repeatsLoggedCreation, repeatsNote, segmentLogLines, type LogLine } from '../../../src/engine/compaction/action-log.ts'
 import { parseConversation } from '../../../src/engine/messages/index.ts'
 import { DELIVERABLE_HEADING } from '../../../src/engine/facts/deliverable.ts'
 
@@ -155,4 +155,55 @@ t.test('a text-only agent: an observation is logged as its command, never as the
   const lines = (context?: Parameters<typeof segmentLogLines>[2]['context']) => segmentLogLines(segment, 0, { preserveErrorDetails: true, lineTokens: (s) => s.length, ...(context ? { context } : {}) }).map((l) => l.text)
   t.match(lines({ textOnlyAgent: true, pendingTextCommands: ['curl http://target.test:8000/cgi-bin/page0.pl'] }), [/^- bash curl http:\/\/target\.test:8000\/cgi-bin\/page0\.pl/])
   t.match(lines(), [/^- user: /], 'without the context it cannot tell (what the planner no longer does)')
+})
+
+t.test('repeatsLoggedCreation: a created-file row whose creation a log line already says', async (t) => {
+  const logged = '- bash cat > /repo/debug_1.py << EOF python /repo/debug_1.py (created /repo/debug_1.py (12 lines))'
+  t.ok(repeatsLoggedCreation('- /repo/debug_1.py: created — +12/-0; 12 lines', new Set(), logged), 'said by the line')
+  t.ok(repeatsLoggedCreation('- /repo/debug_2.py: created — +3/-0', new Set(['/repo/debug_2.py']), ''), 'a call that only created it')
+  t.notOk(repeatsLoggedCreation('- /repo/src/cache.ts: edited — +3/-1; in get', new Set(['/repo/src/cache.ts']), logged), 'an edit says more than its creation')
+  t.notOk(repeatsLoggedCreation('- /repo/other.py: created — +5/-0', new Set(), logged), 'a file no line names')
+})
+
+/** A shell agent that writes a debug script per hypothesis with a heredoc and runs it, then fixes one file. */
+function scratchScriptSession(): unknown[] {
+  const out: unknown[] = [
+    { role: 'system', content: 'You are a coding agent in a shell. Use the bash tool.' },
+    { role: 'user', content: 'Find why importing src.project fails with "Unable to load file" and fix it in astroid/modutils.py.' },
+  ]
+  const call = (id: string, command: string, output: string, text: string) => {
+    out.push({ role: 'assistant', content: text, tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }] })
+    out.push({ role: 'tool', tool_call_id: id, content: output })
+  }
+  for (let k = 0; k < 14; k++) {
+    const body = [`def debug_hypothesis_${k}():`, ...Array.from({ length: 30 }, (_, j) => `    print("step ${j} of hypothesis ${k}", check_${k}_${j}())`), `debug_hypothesis_${k}()`].join('\n')
+    call(`w${k}`, `cd /repo && cat > debug_${k}.py << 'EOF'\n${body}\nEOF\npython debug_${k}.py`, `hypothesis ${k}: ${k % 2 ? 'ruled out' : 'still open'}\n${'trace line\n'.repeat(40)}`, `Testing hypothesis ${k} with a debug script.`)
+  }
+  call('fix', "cd /repo && sed -i 's/return None/return location/' astroid/modutils.py", '', 'The root cause is that `_has_init` returns None for a package without `__init__.py`; fixing modutils.py.')
+  call('test', 'cd /repo && python -m pytest tests/test_modutils.py -q', '12 passed in 0.31s', 'Running the tests.')
+  out.push({ role: 'assistant', content: 'Fixed: modutils.py returns the location; the tests pass.' })
+  return out
+}
+
+t.test('scratch scripts written by heredocs: each creation is said once in the log, in every format', async (t) => {
+  const { compact } = await import('../../../src/engine/compaction/compact.ts')
+  const { DEFAULT_COMPACT_OPTIONS } = await import('../../../src/engine/compaction/types.ts')
+  const { FORMAT_NAMES, getAdapter } = await import('../../../src/engine/messages/index.ts')
+  const { countConversation, tokenizerCounter } = await import('../../../src/engine/tokens/count.ts')
+  const counter = tokenizerCounter('o200k_base')
+  const openai = parseConversation(scratchScriptSession(), { format: 'openai' }).messages
+  const target = Math.floor(countConversation(openai, counter).totalTokens * 0.1)
+  const texts = new Set<string>()
+  for (const format of FORMAT_NAMES) {
+    const wire = getAdapter(format).serialize(openai)
+    const messages = format === 'openai' ? openai : parseConversation(wire.messages, { format, ...(wire.system !== undefined ? { system: wire.system } : {}) }).messages
+    const res = await compact({ messages, counter, options: { ...DEFAULT_COMPACT_OPTIONS, format, targetTokens: target, thresholdTokens: 0 } })
+    texts.add(res.summary?.text ?? '')
+  }
+  t.equal(texts.size, 1, 'one summary in every format')
+  const text = [...texts][0]!
+  const saidByLine = [...text.matchAll(/created (\/repo\/debug_\d+\.py) \(/g)].map((m) => m[1]!)
+  t.ok(saidByLine.length >= 3, `log lines say the scripts' creation (${saidByLine.length})`)
+  for (const path of saidByLine) t.notMatch(text, new RegExp(`^- ${path.replace(/[.]/g, '\\.')}: created — `, 'm'), `${path}: not said again as a row`)
+  t.match(text, /astroid\/modutils\.py/, 'the fix is there')
 })
