@@ -259,7 +259,8 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
   facts.requests = requestTrail(events, facts.tools, isStandingConstraint)
   facts.nextStep = nextStep(intents, facts, opts.later ?? [])
   // The current step, not a finished one (current-step.ts).
-  const step = currentStep(events, facts.plan, lastAssistant ? conclusionsOf(lastAssistant, true)[0]?.text : undefined)
+  // With no request in the range, the last message's stated step or decision, never a finding: "Working on: X returns Y" misleads.
+  const step = currentStep(events, facts.plan, lastAssistant ? conclusionsOf(lastAssistant, true).find((c) => c.kind === 'next' || c.kind === 'decision')?.text : undefined)
   if (step.finished) facts.finished = step.finished
   else {
     const working = currentWork(facts, step)

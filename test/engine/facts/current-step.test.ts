@@ -28,6 +28,19 @@ t.test('what a step is', async (t) => {
   t.notOk(reportsCompletion('Should I also update the docs?'))
 })
 
+t.test('a range with no request ending on a finding: the finding is no step; a stated next step is', async (t) => {
+  // The class: reviews and investigations whose task is in the head, cut mid-read.
+  const read = (id: string, path: string, text: string, output: string) => [
+    { role: 'assistant', content: text, tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path }) } }] },
+    { role: 'tool', tool_call_id: id, content: output },
+  ]
+  const opening = read('r1', 'agno/embedder/google.py', 'Reading the Gemini embedder.', 'def _supports_multimodal(self) -> bool:\n    return self.id in MULTIMODAL_MODELS')
+  const onFinding = facts([...opening, ...read('r2', 'agno/embedder/base.py', 'The Gemini embedder only embeds images when `_supports_multimodal` returns True.', 'class Embedder: ...')])
+  t.equal(onFinding.currentWork, undefined, 'no "Working on" made of a finding')
+  const onStep = facts([...opening, ...read('r2', 'agno/vectordb/pgvector.py', 'Next, I will check `pgvector.py` for the batch path.', 'def insert(self, documents): ...')])
+  t.equal(onStep.currentWork, 'Next, I will check `pgvector.py` for the batch path.', 'a stated next step is the current one')
+})
+
 t.test('a request the agent reported done, ending its turn, is finished, not current', async (t) => {
   const f = facts([
     { role: 'user', content: 'Run the review loop on PR #53.' },
