@@ -161,6 +161,11 @@ export function listedFiles(fileRows: string): (path: string) => boolean {
     const dir = m[1]!
     for (const name of m[2]!.split(', ')) grouped.add(dir === './' ? name.trim() : dir + name.trim())
   }
+  // A scaffold row (rules-render.ts scaffoldRows): `dir (N modules, M files) | created | first/: first.a.ts, first.b.ts; the same files in x, y`.
+  for (const m of fileRows.matchAll(/(\S+) \(\d+ modules, \d+ files\) \| created \| ([^/|\n]+)\/: ([^;|\n]*); the same files in ([^|\n]*)/g)) {
+    const [dir, first, names, others] = [m[1]!, m[2]!.trim(), m[3]!.split(', ').map((n) => n.trim()), m[4]!.split(', ').map((n) => n.trim())]
+    for (const module of [first, ...others]) for (const name of names) grouped.add(`${dir}${module}/${module}${name.slice(first.length)}`)
+  }
   return (path) => grouped.has(path) || fileRows.includes(`| ${path} |`)
 }
 

@@ -78,14 +78,19 @@ export function changeCell(f: FileFate, max: number): string {
 /** Many plain created files in one folder become one row listing their names. */
 function fileRows(files: readonly FileFate[], noteMax: number): { text: string; priority: number }[] {
   const rows: { text: string; priority: number }[] = []
+  const grouped = new Set<FileFate>()
+  for (const row of scaffoldRows(files)) {
+    rows.push({ text: row.text, priority: row.files.some(isProjectFile) ? IMPORTANCE.change : IMPORTANCE.scratchChange })
+    for (const f of row.files) grouped.add(f)
+  }
   const plainCreated = new Map<string, FileFate[]>()
   for (const f of files) {
+    if (grouped.has(f)) continue
     if (f.fate === 'created' && f.notes.length <= 1 && !f.symbols.length) {
       const dir = f.path.includes('/') ? f.path.slice(0, f.path.lastIndexOf('/') + 1) : './'
       plainCreated.set(dir, [...(plainCreated.get(dir) ?? []), f])
     }
   }
-  const grouped = new Set<FileFate>()
   for (const [dir, group] of plainCreated) {
     if (group.length < 4) continue
     for (const f of group) grouped.add(f)
@@ -97,6 +102,51 @@ function fileRows(files: readonly FileFate[], noteMax: number): { text: string; 
     // An edit undone later changed nothing: it ranks as the abandoned attempt it was.
     const priority = f.fate === 'read' ? IMPORTANCE.read : f.reverted ? IMPORTANCE.abandoned : !isProjectFile(f) ? IMPORTANCE.scratchChange : IMPORTANCE.change
     rows.push({ text: `| ${cell(f.path)} | ${fateCell(f)} | ${cell(changeCell(f, noteMax))} |`, priority })
+  }
+  return rows
+}
+
+/** Modules at least this many, each with at least SCAFFOLD_MIN_FILES files, make a scaffold row. */
+const SCAFFOLD_MIN_MODULES = 3
+const SCAFFOLD_MIN_FILES = 2
+
+/**
+ * Generated modules as one row: files created as `<dir>/<name>/<name><suffix>` (a NestJS
+ * `billing/billing.controller.ts`, an Angular `user/user.component.ts`), where three or
+ * more modules of one folder got the same suffixes. The row spells out the first module's
+ * files and names the others, so a scaffold of 150 files is one line instead of 150 rows
+ * of which the budget keeps the last few. The class: scaffolding sessions (one module per
+ * domain, per entity, per page).
+ */
+export function scaffoldRows(files: readonly FileFate[]): { text: string; files: FileFate[] }[] {
+  const modules = new Map<string, Map<string, FileFate[]>>() // folder -> module -> its files
+  for (const f of files) {
+    if (f.fate !== 'created' || f.reverted) continue
+    const m = /^(.*\/)([^/]+)\/([^/]+)$/.exec(f.path)
+    if (!m || !m[3]!.startsWith(`${m[2]}.`)) continue
+    const byModule = modules.get(m[1]!) ?? new Map<string, FileFate[]>()
+    byModule.set(m[2]!, [...(byModule.get(m[2]!) ?? []), f])
+    modules.set(m[1]!, byModule)
+  }
+  const rows: { text: string; files: FileFate[] }[] = []
+  for (const [dir, byModule] of modules) {
+    // Modules with the same suffixes, in the order they were first written.
+    const bySuffixes = new Map<string, [string, FileFate[]][]>()
+    for (const [name, fs] of byModule) {
+      if (fs.length < SCAFFOLD_MIN_FILES) continue
+      const key = fs.map((f) => f.path.slice(dir.length + name.length + 1 + name.length)).sort().join('|')
+      bySuffixes.set(key, [...(bySuffixes.get(key) ?? []), [name, fs]])
+    }
+    for (const group of bySuffixes.values()) {
+      if (group.length < SCAFFOLD_MIN_MODULES) continue
+      const [first, firstFiles] = group[0]!
+      const others = group.slice(1).map(([name]) => name)
+      const names = firstFiles.map((f) => f.path.slice(dir.length + first.length + 1)).join(', ')
+      rows.push({
+        text: `| ${cell(dir)} (${group.length} modules, ${group.length * firstFiles.length} files) | created | ${cell(`${first}/: ${names}; the same files in ${others.join(', ')}`)} |`,
+        files: group.flatMap(([, fs]) => fs),
+      })
+    }
   }
   return rows
 }
