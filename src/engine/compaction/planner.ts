@@ -12,7 +12,8 @@ import { REPLY_PRIMING_TOKENS } from '../tokens/tokenizer.ts'
 import type { TokenCounter } from '../tokens/count.ts'
 import { ACTION_LOG_HEADER, previousActionLog, repeatsSummary, segmentLogLines, type LogLine } from './action-log.ts'
 import type { Layout } from './layout.ts'
-import { runContexts, type RunContext } from '../facts/events.ts'
+import { runContexts, type ConversationEvent, type RunContext } from '../facts/events.ts'
+import { clip } from '../facts/text.ts'
 import { makePlan, type Plan } from './plan.ts'
 import { condenseForm } from './strategies/condense.ts'
 import type { Pipeline } from './strategies/index.ts'
@@ -20,6 +21,19 @@ import { recentResultIds, type MaskOptions } from './transforms/mask.ts'
 import { harnessNoisePositions, withoutHarness } from './transforms/harness.ts'
 import { CompactionError } from './verify.ts'
 import type { CompactOptions } from './types.ts'
+
+/**
+ * The action log an earlier summary carried, as lines of this one: compactd's own log (its
+ * last round's), and the actions another agent's summary listed (Gemini CLI's
+ * `recent_actions`, a "Recent actions" section), which no other section renders. The
+ * class: sessions continued after an agent's own compaction.
+ */
+function earlierLogLines(events: readonly ConversationEvent[]): string[] {
+  const summaries = events.flatMap((e) => (e.kind === 'earlier-summary' ? [e.summary] : []))
+  const lastCompactd = summaries.filter((s) => s.source === 'compactd').at(-1)
+  const others = summaries.filter((s) => s.source !== 'compactd').flatMap((s) => s.sections.actions.map((a) => `- ${clip(a.replace(/\s+/g, ' ').trim(), 240)} (earlier)`))
+  return [...others, ...(lastCompactd ? previousActionLog(lastCompactd.text) : [])]
+}
 
 /** Fraction of the target the summary sections may take at most; the action log uses the rest. */
 const SUMMARY_SHARE = 0.15
@@ -90,11 +104,7 @@ export class Planner {
     this.exempt = recentResultIds(messages, options.keepToolResults)
     this.reserves = this.reservesFor(options.targetTokens)
     this.harnessNoise = harnessNoisePositions(messages, this.segments[this.headEnd]?.start ?? messages.length)
-    const lastCompactd = [...layout.events].reverse().find((e) => e.kind === 'earlier-summary' && e.summary.source === 'compactd')
-    this.previousLog =
-      lastCompactd?.kind === 'earlier-summary'
-        ? previousActionLog(lastCompactd.summary.text).map((text, k) => ({ text, priority: IMPORTANCE.earlierActionLog, tokens: this.lineTokens(text), key: `p:${k}` }))
-        : []
+    this.previousLog = earlierLogLines(layout.events).map((text, k) => ({ text, priority: IMPORTANCE.earlierActionLog, tokens: this.lineTokens(text), key: `p:${k}` }))
   }
 
   get messages(): readonly CanonicalMessage[] {
