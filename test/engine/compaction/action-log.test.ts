@@ -5,6 +5,7 @@ import t from 'tap'
 import { fileRowsOf, findingAlreadyNoted, listedFiles, overflowAlreadyLogged, repeatsDeliverable, repeatsListedCreation, repeatsLoggedCreation, repeatsNote, segmentLogLines, type LogLine } from '../../../src/engine/compaction/action-log.ts'
 import { parseConversation } from '../../../src/engine/messages/index.ts'
 import { DELIVERABLE_HEADING } from '../../../src/engine/facts/deliverable.ts'
+import { compactAllFormats } from '../../helpers/compact-all-formats.ts'
 
 const line = (created?: string[]): LogLine => ({ text: '- bash cat > x << EOF', priority: 50, tokens: 8, key: '0:0', ...(created ? { created } : {}) })
 
@@ -186,24 +187,12 @@ function scratchScriptSession(): unknown[] {
 }
 
 t.test('scratch scripts written by heredocs: each creation is said once in the log, in every format', async (t) => {
-  const { compact } = await import('../../../src/engine/compaction/compact.ts')
-  const { DEFAULT_COMPACT_OPTIONS } = await import('../../../src/engine/compaction/types.ts')
-  const { FORMAT_NAMES, getAdapter } = await import('../../../src/engine/messages/index.ts')
-  const { countConversation, tokenizerCounter } = await import('../../../src/engine/tokens/count.ts')
-  const counter = tokenizerCounter('o200k_base')
-  const openai = parseConversation(scratchScriptSession(), { format: 'openai' }).messages
-  const target = Math.floor(countConversation(openai, counter).totalTokens * 0.1)
-  const texts = new Set<string>()
-  for (const format of FORMAT_NAMES) {
-    const wire = getAdapter(format).serialize(openai)
-    const messages = format === 'openai' ? openai : parseConversation(wire.messages, { format, ...(wire.system !== undefined ? { system: wire.system } : {}) }).messages
-    const res = await compact({ messages, counter, options: { ...DEFAULT_COMPACT_OPTIONS, format, targetTokens: target, thresholdTokens: 0 } })
-    texts.add(res.summary?.text ?? '')
-  }
+  const runs = await compactAllFormats(scratchScriptSession(), 0.1)
+  const texts = new Set(runs.map((r) => r.summary))
   t.equal(texts.size, 1, 'one summary in every format')
   const text = [...texts][0]!
   const saidByLine = [...text.matchAll(/created (\/repo\/debug_\d+\.py) \(/g)].map((m) => m[1]!)
   t.ok(saidByLine.length >= 3, `log lines say the scripts' creation (${saidByLine.length})`)
   for (const path of saidByLine) t.notMatch(text, new RegExp(`^- ${path.replace(/[.]/g, '\\.')}: created — `, 'm'), `${path}: not said again as a row`)
-  t.match(text, /astroid\/modutils\.py/, 'the fix is there')
+  t.match(runs[0]!.output, /astroid\/modutils\.py/, 'the fix is there')
 })

@@ -12,6 +12,8 @@ import { DEFAULT_COMPACT_OPTIONS, type Summarizer } from '../../../src/engine/co
 import { parseConversation } from '../../../src/engine/messages/index.ts'
 import { countConversation, tokenizerCounter } from '../../../src/engine/tokens/count.ts'
 import { cleanupSession, readsSession } from '../../helpers/noise-conversations.ts'
+import { compactAllFormats } from '../../helpers/compact-all-formats.ts'
+import { earlierSummaryGemini } from '../../helpers/handover-conversations.ts'
 
 const counter = tokenizerCounter('o200k_base')
 const messages = parseConversation(readsSession(), { format: 'openai' }).messages
@@ -120,18 +122,8 @@ t.test('a long head: a shrunk tail takes at most its share of what the head leav
 t.test("another agent's earlier summary: the actions it listed are lines of the action log, in every format", async (t) => {
   // The class: sessions continued after an agent's own compaction (Gemini CLI's state
   // snapshot lists `recent_actions`, which no section renders).
-  const { earlierSummaryGemini } = await import('../../helpers/handover-conversations.ts')
-  const { FORMAT_NAMES, getAdapter } = await import('../../../src/engine/messages/index.ts')
-  const openai = parseConversation(earlierSummaryGemini(), { format: 'openai' }).messages
-  const target = Math.floor(countConversation(openai, counter).totalTokens * 0.25)
-  const texts = new Set<string>()
-  for (const format of FORMAT_NAMES) {
-    const wire = getAdapter(format).serialize(openai)
-    const parsed = format === 'openai' ? openai : parseConversation(wire.messages, { format, ...(wire.system !== undefined ? { system: wire.system } : {}) }).messages
-    const res = await compact({ messages: parsed, counter, options: { ...DEFAULT_COMPACT_OPTIONS, format, targetTokens: target, thresholdTokens: 0 } })
-    t.ok(res.event.tokensAfter <= target, `${format}: fits`)
-    texts.add(res.summary?.text ?? '')
-  }
+  const runs = await compactAllFormats(earlierSummaryGemini(), 0.25)
+  const texts = new Set(runs.map((r) => r.summary))
   t.equal(texts.size, 1, 'one summary in every format')
   const log = [...texts][0]!.split('### Earlier Actions (oldest first, condensed)')[1] ?? ''
   t.match(log, '- Removed the @docusaurus/plugin-ideal-image plugin because it pinned sharp 0.30, which does not build on Node 20. (earlier)')

@@ -5,11 +5,8 @@
  * next begins ("…the form.Let's create…"), compacted in every format.
  */
 import t from 'tap'
-import { compact } from '../../../src/engine/compaction/compact.ts'
-import { DEFAULT_COMPACT_OPTIONS } from '../../../src/engine/compaction/types.ts'
 import { splitSentences } from '../../../src/engine/facts/text.ts'
-import { FORMAT_NAMES, getAdapter, parseConversation } from '../../../src/engine/messages/index.ts'
-import { countConversation, tokenizerCounter } from '../../../src/engine/tokens/count.ts'
+import { compactAllFormats } from '../../helpers/compact-all-formats.ts'
 
 t.test('splitSentences: at a stop and a space, at a line break, and where a stop joins two sentences', async (t) => {
   t.same(splitSentences('The cache is cold. It misses every read.\nNext line'), ['The cache is cold.', 'It misses every read.', 'Next line'])
@@ -38,16 +35,8 @@ function joinedProseSession(): Record<string, unknown>[] {
 }
 
 t.test('joined sentences: each conclusion is its own sentence, in every format', async (t) => {
-  const counter = tokenizerCounter('o200k_base')
-  const openai = parseConversation(joinedProseSession(), { format: 'openai' }).messages
-  const target = Math.floor(countConversation(openai, counter).totalTokens * 0.4)
-  const texts = new Set<string>()
-  for (const format of FORMAT_NAMES) {
-    const wire = getAdapter(format).serialize(openai)
-    const messages = format === 'openai' ? openai : parseConversation(wire.messages, { format, ...(wire.system !== undefined ? { system: wire.system } : {}) }).messages
-    const res = await compact({ messages, counter, options: { ...DEFAULT_COMPACT_OPTIONS, format, targetTokens: target, thresholdTokens: 0, keepRecent: 1 } })
-    texts.add(res.summary?.text ?? '')
-  }
+  const runs = await compactAllFormats(joinedProseSession(), 0.4, { keepRecent: 1 })
+  const texts = new Set(runs.map((r) => r.summary))
   t.equal(texts.size, 1, 'one summary in every format')
   const text = [...texts][0]!
   t.match(text, /^- Root cause: The root cause is that `param\(\)` returns a list, so a second `file` value is read as a path\.$/m, 'the root cause, without the sentence glued before it')

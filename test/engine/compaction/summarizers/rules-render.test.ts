@@ -7,31 +7,13 @@
  */
 import t from 'tap'
 import { listedFiles } from '../../../../src/engine/compaction/action-log.ts'
-import { compact } from '../../../../src/engine/compaction/compact.ts'
-import { DEFAULT_COMPACT_OPTIONS } from '../../../../src/engine/compaction/types.ts'
-import { FORMAT_NAMES, getAdapter, parseConversation } from '../../../../src/engine/messages/index.ts'
-import { countConversation, tokenizerCounter } from '../../../../src/engine/tokens/count.ts'
 import { scaffoldRows } from '../../../../src/engine/compaction/summarizers/rules-render.ts'
 import type { FileFate } from '../../../../src/engine/facts/artifacts/tracker.ts'
+import { compactAllFormats } from '../../../helpers/compact-all-formats.ts'
 import { scaffoldSession } from '../../../helpers/handover-conversations.ts'
 
-const counter = tokenizerCounter('o200k_base')
-
-async function summaries(messages: unknown[], share: number): Promise<Set<string>> {
-  const openai = parseConversation(messages, { format: 'openai' }).messages
-  const target = Math.floor(countConversation(openai, counter).totalTokens * share)
-  const texts = new Set<string>()
-  for (const format of FORMAT_NAMES) {
-    const wire = getAdapter(format).serialize(openai)
-    const parsed = format === 'openai' ? openai : parseConversation(wire.messages, { format, ...(wire.system !== undefined ? { system: wire.system } : {}) }).messages
-    const res = await compact({ messages: parsed, counter, options: { ...DEFAULT_COMPACT_OPTIONS, format, targetTokens: target, thresholdTokens: 0 } })
-    texts.add(res.summary?.text ?? '')
-  }
-  return texts
-}
-
 t.test('scaffoldSession: thirty generated modules are one row that spells out the first and names the rest, in every format', async (t) => {
-  const texts = await summaries(scaffoldSession(), 0.25)
+  const texts = new Set((await compactAllFormats(scaffoldSession(), 0.25)).map((r) => r.summary))
   t.equal(texts.size, 1, 'one summary in every format')
   const text = [...texts][0]!
   const row = text.split('\n').find((l) => l.includes('(30 modules, 150 files)'))
