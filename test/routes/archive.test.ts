@@ -45,13 +45,16 @@ function session(pairs = 16, seed = 0): Message[] {
   return messages
 }
 
+// Every compaction here gives keepRecent, so the plan summarises all but the last ten
+// messages (the default window would give way at this target and keep the middle's calls
+// condensed, out of the archive): what is dropped is what these tests search and read.
 for (const backend of BACKENDS) {
   const skip = backend === 'postgres' && !pgOk ? POSTGRES_SKIP_REASON : false
 
   t.test(`${backend}: what a stored compaction drops is archived once, found, and read back`, { skip }, async (t) => {
     const { app } = await buildTestApp(t, { backend })
     const messages = session()
-    const first = await app.inject({ method: 'POST', url: '/compact', payload: { messages, targetTokens: 3000, sessionId: 'run-1' } })
+    const first = await app.inject({ method: 'POST', url: '/compact', payload: { messages, targetTokens: 3000, keepRecent: 10, sessionId: 'run-1' } })
     t.equal(first.statusCode, 200)
     const body = first.json()
     t.equal(body.archive.status, 'archived')
@@ -62,7 +65,7 @@ for (const backend of BACKENDS) {
     t.equal(body.summary.text.split('search_context(query)').length, 2, 'once')
 
     // Dedupe: the same history again archives nothing new.
-    const again = await app.inject({ method: 'POST', url: '/compact', payload: { messages, targetTokens: 3000, sessionId: 'run-1' } })
+    const again = await app.inject({ method: 'POST', url: '/compact', payload: { messages, targetTokens: 3000, keepRecent: 10, sessionId: 'run-1' } })
     t.equal(again.json().archive.archived, 0, 'a resent history is archived once')
     t.equal(again.json().archive.deduplicated, body.archive.archived)
     t.equal(again.json().archive.usedBytes, body.archive.usedBytes, 'usage did not grow')
@@ -136,7 +139,7 @@ for (const backend of BACKENDS) {
 
   t.test(`${backend}: secrets reach neither the archive nor its index`, { skip }, async (t) => {
     const { app } = await buildTestApp(t, { backend })
-    await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(), targetTokens: 3000, sessionId: 'secrets' } })
+    await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(), targetTokens: 3000, keepRecent: 10, sessionId: 'secrets' } })
     // The search indexes whatever is not indexed yet, then reads.
     const r = (await app.inject({ method: 'GET', url: `/sessions/secrets/search?q=${encodeURIComponent('OPENAI_API_KEY env')}` })).json()
     t.ok(r.hits.length >= 1)
@@ -156,7 +159,7 @@ for (const backend of BACKENDS) {
 
   t.test(`${backend}: a dry run and a failed checkpoint archive nothing`, { skip }, async (t) => {
     const { app } = await buildTestApp(t, { backend })
-    const dry = await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(), targetTokens: 3000, sessionId: 'dry', dryRun: true } })
+    const dry = await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(), targetTokens: 3000, keepRecent: 10, sessionId: 'dry', dryRun: true } })
     t.equal(dry.statusCode, 200)
     t.notOk(dry.json().archive, 'no archive report on a dry run')
     t.notMatch(JSON.stringify(dry.json().messages), /\[ref /, 'no references')
@@ -166,7 +169,7 @@ for (const backend of BACKENDS) {
     // The checkpoint insert fails after the archive rows are written: both roll back.
     await sql`create function fail_checkpoint() returns trigger language plpgsql as $$ begin raise exception 'checkpoint refused'; end $$`.execute(app.db)
     await sql`create trigger fail_checkpoint after insert on archive_usage for each row execute function fail_checkpoint()`.execute(app.db)
-    const failed = await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(), targetTokens: 3000, sessionId: 'tx' } })
+    const failed = await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(), targetTokens: 3000, keepRecent: 10, sessionId: 'tx' } })
     t.equal(failed.statusCode, 500)
     t.equal(await count(), 0, 'no archive rows')
     t.equal(Number((await sql<{ n: string }>`select count(*) as n from checkpoint_summaries`.execute(app.db)).rows[0]!.n), 0, 'no checkpoint')
@@ -175,10 +178,10 @@ for (const backend of BACKENDS) {
 
   t.test(`${backend}: the quota is reported, never silent; retention hides and sweeps; DELETE removes the archive`, { skip }, async (t) => {
     const { app } = await buildTestApp(t, { backend, config: { ARCHIVE_QUOTA_BYTES: 50_000 } })
-    const first = (await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(), targetTokens: 3000, sessionId: 'q1' } })).json()
+    const first = (await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(), targetTokens: 3000, keepRecent: 10, sessionId: 'q1' } })).json()
     t.equal(first.archive.status, 'archived', 'under the quota when it started')
     t.ok(first.archive.usedBytes > 50_000)
-    const second = (await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(16, 1), targetTokens: 3000, sessionId: 'q2' } })).json()
+    const second = (await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(16, 1), targetTokens: 3000, keepRecent: 10, sessionId: 'q2' } })).json()
     t.equal(second.archive.status, 'over_quota')
     t.equal(second.archive.archived, 0)
     t.match(second.archive.reason, /ARCHIVE_QUOTA_BYTES/)
@@ -194,7 +197,7 @@ for (const backend of BACKENDS) {
     t.equal((await archiveUsage(app.db, tenant)).bytes, 0, 'usage released')
 
     // DELETE /sessions/:id deletes the archive (a /compact session has no sessions row).
-    const q3 = (await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(16, 2), targetTokens: 3000, sessionId: 'q3' } })).json()
+    const q3 = (await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(16, 2), targetTokens: 3000, keepRecent: 10, sessionId: 'q3' } })).json()
     t.equal(q3.archive.status, 'archived')
     t.equal((await app.inject({ method: 'DELETE', url: '/sessions/q3' })).statusCode, 204)
     t.equal((await app.inject({ method: 'GET', url: '/sessions/q3/search?q=chroma' })).statusCode, 404)
@@ -207,21 +210,39 @@ for (const backend of BACKENDS) {
     const b = await createApiKey(app.db, 'tenant-b')
     await app.authOpenMode({ refresh: true })
     const as = (key: string) => ({ authorization: `Bearer ${key}` })
-    const mine = (await app.inject({ method: 'POST', url: '/compact', headers: as(a.key), payload: { messages: session(), targetTokens: 3000, sessionId: 'shared' } })).json()
+    const mine = (await app.inject({ method: 'POST', url: '/compact', headers: as(a.key), payload: { messages: session(), targetTokens: 3000, keepRecent: 10, sessionId: 'shared' } })).json()
     const ref = /\[ref ([0-9a-z]{8})\]/.exec(JSON.stringify(mine.messages))![1]
     t.equal((await app.inject({ method: 'GET', url: '/sessions/shared/search?q=chroma', headers: as(b.key) })).statusCode, 404)
     t.equal((await app.inject({ method: 'GET', url: `/sessions/shared/archive/${ref}`, headers: as(b.key) })).statusCode, 404)
     t.equal((await app.inject({ method: 'GET', url: `/sessions/shared/archive/${ref}`, headers: as(a.key) })).statusCode, 200)
     // b's own session of the same id holds only b's messages.
-    await app.inject({ method: 'POST', url: '/compact', headers: as(b.key), payload: { messages: session(16, 5), targetTokens: 3000, sessionId: 'shared' } })
+    await app.inject({ method: 'POST', url: '/compact', headers: as(b.key), payload: { messages: session(16, 5), targetTokens: 3000, keepRecent: 10, sessionId: 'shared' } })
     const theirs = (await app.inject({ method: 'GET', url: '/sessions/shared/search?q=chroma&limit=50', headers: as(b.key) })).json()
     t.notOk(theirs.hits.some((h: { ref: string }) => h.ref === ref), "a's message is not in b's results")
   })
 }
 
+t.test("a second round over the first one's output archives its new messages, never the placeholders the first one wrote", async (t) => {
+  const { app, database } = await buildTestApp(t)
+  const first = (await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(), targetTokens: 3000, keepRecent: 10, sessionId: 'rounds' } })).json()
+  t.equal(first.archive.status, 'archived')
+  const masked = (first.messages as Message[]).filter((m) => typeof m.content === 'string' && m.content.startsWith('[output masked by compactd]'))
+  t.ok(masked.length >= 1, `the first round's output holds placeholders (${masked.length})`)
+  // The agent goes on from the compacted history, and it is compacted again.
+  const next = [...(first.messages as Message[]), ...session(12, 1).slice(2)]
+  const second = (await app.inject({ method: 'POST', url: '/compact', payload: { messages: next, targetTokens: 3000, keepRecent: 10, sessionId: 'rounds' } })).json()
+  t.equal(second.archive.status, 'archived')
+  t.ok(second.archive.archived >= 1, `the new messages are archived (${second.archive.archived})`)
+  const placeholders = await sql<{ n: number }>`select count(*)::integer as n from archived_messages where session_id = 'rounds' and raw like ${'%[output masked by compactd]%'} and role = 'tool'`.execute(database.db)
+  t.equal(placeholders.rows[0]!.n, 0, 'no placeholder is archived as if it were an original')
+  const hits = (await app.inject({ method: 'GET', url: `/sessions/rounds/search?q=${encodeURIComponent('how does the Chroma batch path handle rate limits')}` })).json().hits
+  t.match(hits[0].snippet, /exponential backoff/, "the original output is still the best hit")
+  t.equal(hits[0].checkpointNum, 1)
+})
+
 t.test('at-rest encryption: the stored bytes are ciphertext, search and read still work', async (t) => {
   const { app } = await buildTestApp(t, { config: { ARCHIVE_ENCRYPTION_KEY: 'a'.repeat(64) } })
-  await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(), targetTokens: 3000, sessionId: 'enc' } })
+  await app.inject({ method: 'POST', url: '/compact', payload: { messages: session(), targetTokens: 3000, keepRecent: 10, sessionId: 'enc' } })
   const rows = await sql<{ raw: string; encrypted: boolean }>`select raw, encrypted from archived_messages`.execute(app.db)
   t.ok(rows.rows.length > 0 && rows.rows.every((r) => r.encrypted && r.raw.startsWith('v1:') && !r.raw.includes('Chroma')), 'ciphertext only')
   const bodies = await sql<{ n: number }>`select count(*)::int as n from archive_chunks where body is not null`.execute(app.db)
@@ -241,7 +262,7 @@ t.test('NUL in a tool name or a call id is stored and read back, not a 500', asy
         ? { ...m, tool_call_id: `${m.tool_call_id as string}\u0000x` }
         : m,
   )
-  const res = await app.inject({ method: 'POST', url: '/compact', payload: { messages, targetTokens: 3000, sessionId: 'nul' } })
+  const res = await app.inject({ method: 'POST', url: '/compact', payload: { messages, targetTokens: 3000, keepRecent: 10, sessionId: 'nul' } })
   t.equal(res.statusCode, 200, res.body.slice(0, 300))
   t.equal(res.json().archive.status, 'archived')
   const hit = (await app.inject({ method: 'GET', url: `/sessions/nul/search?q=${encodeURIComponent('cat logs/cluster.log')}&limit=10` })).json().hits.find((h: { role: string }) => h.role === 'assistant')

@@ -17,6 +17,7 @@ import type { MessageCountCache } from '../../engine/tokens/count.ts'
 import type { CacheSettings } from '../../engine/compaction/cache-economics.ts'
 import { cachePricesOf, type ModelInfo } from '../../engine/models/registry.ts'
 import { parseConversation, serializeConversation, withSeparateSystem } from '../../engine/messages/index.ts'
+import { isMaskedPlaceholderOnly } from '../../engine/compaction/transforms/mask.ts'
 import { ApiError } from '../../errors.ts'
 import type { SummarizerRegistry } from '../../providers/summarizer-clients.ts'
 import { summarizerUnavailable } from '../../providers/summarizer-model.ts'
@@ -236,11 +237,12 @@ export async function computeCompaction(
 /**
  * The archive records of the input messages the output does not carry as they were:
  * masked, condensed, summarised or dropped. A kept message is the same object (its raw is
- * reused as is), so identity tells them apart. The system prompt is always kept.
+ * reused as is), so identity tells them apart. The system prompt is always kept, and a
+ * message of an earlier round's placeholders only is not archived again (its original is).
  */
 function droppedRecords(input: readonly CanonicalMessage[], output: readonly CanonicalMessage[], toolNames: ReadonlyMap<string, string>): ArchiveRecord[] {
   const kept = new Set(output.map((m) => m.raw))
-  return input.filter((m) => m.index >= 0 && !kept.has(m.raw)).map((m) => archiveRecord(m, toolNames))
+  return input.filter((m) => m.index >= 0 && !kept.has(m.raw) && !isMaskedPlaceholderOnly(m)).map((m) => archiveRecord(m, toolNames))
 }
 
 /** The cache settings of a request: its prices, else the model registry's. */

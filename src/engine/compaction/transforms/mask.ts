@@ -29,6 +29,17 @@ export function refMark(ref: string): string {
   return `[ref ${ref}]`
 }
 
+/**
+ * Whether a message holds nothing but compactd's own placeholders (tool results an earlier
+ * round masked): the original is archived under the reference the placeholder names, so
+ * archiving the placeholder again would only put compactd's digest line above the
+ * original in search.
+ */
+export function isMaskedPlaceholderOnly(message: CanonicalMessage): boolean {
+  const results = toolResultsOf(message)
+  return results.length > 0 && results.length === message.parts.length && results.every((r) => r.text.startsWith(MASK_PREFIX))
+}
+
 export interface MaskOutcome {
   messages: CanonicalMessage[]
   maskedResults: number
