@@ -87,11 +87,11 @@ export async function summariseRange(plan: Plan, state: SummaryState, s: Summari
   // the summary) stays the same. With a log, a segment of the range is either logged or
   // kept condensed, and both say its failures; without one, the overflow is the only place
   // they appear.
-  const logged = s.pipeline.actionLog ? inRange.flatMap((si) => planner.logLines(si).map((l) => l.text)).join('\n') : ''
-  const createdInLog = new Set(s.pipeline.actionLog ? inRange.flatMap((si) => planner.logLines(si).flatMap((l) => l.created ?? [])) : [])
+  const lines = s.pipeline.actionLog ? inRange.flatMap((si) => planner.logLines(si)) : []
+  const logged = lines.map((l) => l.text).join('\n')
+  const createdInLog = new Set(lines.flatMap((l) => l.created ?? []))
   const overflow = (state.summary.overflow ?? [])
-    .filter((l) => (l.unlogged ? !findingAlreadyNoted(l.text, logged) : !overflowAlreadyLogged(l.text, logged)))
-    .filter((l) => !repeatsLoggedCreation(l.text, createdInLog, logged))
+    .filter((l) => (l.unlogged ? !findingAlreadyNoted(l.text, logged) : !overflowAlreadyLogged(l.text, logged) && !repeatsLoggedCreation(l.text, createdInLog, logged)))
     .map((l, k) => ({ text: l.text, priority: l.priority, tokens: planner.lineTokens(l.text), key: `o:${k}` }))
   const withOverflow = [...overflow, ...planner.previousLog]
   const used = [s.nc.tokens([s.adapter.createTextMessage('user', state.summary.text)]) + planner.summaryOverhead]
