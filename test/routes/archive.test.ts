@@ -235,6 +235,10 @@ t.test("a second round over the first one's output archives its new messages, ne
   t.ok(second.archive.archived >= 1, `the new messages are archived (${second.archive.archived})`)
   const placeholders = await sql<{ n: number }>`select count(*)::integer as n from archived_messages where session_id = 'rounds' and raw like ${'%[output masked by compactd]%'} and role = 'tool'`.execute(database.db)
   t.equal(placeholders.rows[0]!.n, 0, 'no placeholder is archived as if it were an original')
+  // Every reference the second round prints resolves: none names a placeholder left out.
+  for (const ref of new Set([...JSON.stringify(second.messages).matchAll(/\[ref ([0-9a-z]{8})\]/g)].map((m) => m[1]!))) {
+    t.equal((await app.inject({ method: 'GET', url: `/sessions/rounds/archive/${ref}` })).statusCode, 200, `ref ${ref} resolves`)
+  }
   const hits = (await app.inject({ method: 'GET', url: `/sessions/rounds/search?q=${encodeURIComponent('how does the Chroma batch path handle rate limits')}` })).json().hits
   t.match(hits[0].snippet, /exponential backoff/, "the original output is still the best hit")
   t.equal(hits[0].checkpointNum, 1)

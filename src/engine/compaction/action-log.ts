@@ -10,7 +10,7 @@ import { digestOf } from '../facts/digest-cache.ts'
 import { classifyForLog, type RunContext } from '../facts/events.ts'
 import { importanceOfDigest, IMPORTANCE } from '../facts/importance.ts'
 import { clipKeepingPaths, COMMAND_HEAD } from '../facts/text.ts'
-import { refMark } from './transforms/mask.ts'
+import { MASK_PREFIX, refMark } from './transforms/mask.ts'
 import { DELIVERABLE_HEADING } from '../facts/deliverable.ts'
 import { digestToolCall, stripHeredocBodies, type ToolDigest } from '../facts/tools.ts'
 import { saysNothing } from '../facts/tool-target.ts'
@@ -90,6 +90,8 @@ const REF_MIN_OUTPUT_CHARS = 400
  */
 function worthReadingBack(d: ToolDigest, result: ToolResultPart): boolean {
   if ((d.kind === 'write' || d.kind === 'edit') && d.status !== 'error') return false
+  // An earlier round's placeholder names its original already; it is not archived itself.
+  if (result.text.startsWith(MASK_PREFIX)) return false
   return result.text.length >= REF_MIN_OUTPUT_CHARS || d.status === 'error' || (d.exitCode !== undefined && d.exitCode !== 0)
 }
 
