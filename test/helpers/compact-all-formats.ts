@@ -36,3 +36,12 @@ export async function compactAllFormats(openaiMessages: readonly unknown[], shar
   }
   return runs
 }
+
+/**
+ * Options without the recent window's share: the window as a caller who sets keepRecent
+ * gets it, kept whenever it fits. For tests whose premise is where the range ends.
+ */
+export function explicitWindow<T extends { recentWindowShare?: number }>(options: T): Omit<T, 'recentWindowShare'> {
+  const { recentWindowShare: _share, ...rest } = options
+  return rest
+}

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import fc from 'fast-check'
 import t from 'tap'
+import { explicitWindow } from '../../helpers/compact-all-formats.ts'
 import { compact, CompactionError, type CompactInput } from '../../../src/engine/compaction/compact.ts'
 import { findPairingProblems } from '../../../src/engine/conversation/pairing.ts'
 import { DEFAULT_COMPACT_OPTIONS, SummarizerError, type CompactOptions, type StrategyName, type Summarizer } from '../../../src/engine/compaction/types.ts'
@@ -54,7 +55,7 @@ t.test('a long session compacts under budget, valid, with system, task and recen
   const before = tokens(conv.messages)
   const target = Math.floor(before * 0.2)
   // keepRecent as a caller sets it (no share of the target): kept whenever it fits.
-  const { recentWindowShare: _default, ...explicit } = options('openai', target)
+  const explicit = explicitWindow(options('openai', target))
   const res = await run(conv.messages, explicit)
   t.equal(res.compacted, true)
   t.ok(res.event.tokensAfter <= target, `${res.event.tokensAfter} <= ${target}`)
@@ -92,7 +93,7 @@ t.test('the default recent window takes at most half of what the head leaves; a 
   t.ok(tokens(tail) <= (target - head) * 0.5, `the tail (${tokens(tail)}) takes at most half of what the head leaves (${target - head})`)
   for (const fact of ['go.mod', 'go 1.22', 'github.com/rs/zerolog', 'backend/Dockerfile', 'golang:1.22-alpine', 'frontend/src/main.js', 'vue-sonner/style.css']) t.match(shared.summary?.text, fact, `the summary has room for the change: ${fact}`)
 
-  const { recentWindowShare: _default, ...explicit } = options('openai', target)
+  const explicit = explicitWindow(options('openai', target))
   const kept = await run(conv.messages, explicit)
   t.ok(kept.event.tokensAfter <= target, 'fits with the whole window too')
   t.same(tailOf(kept).map((m) => m.raw), conv.messages.slice(-11).map((m) => m.raw), 'an explicit keepRecent: its messages verbatim, as they fit')

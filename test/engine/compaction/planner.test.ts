@@ -12,7 +12,7 @@ import { DEFAULT_COMPACT_OPTIONS, type Summarizer } from '../../../src/engine/co
 import { parseConversation } from '../../../src/engine/messages/index.ts'
 import { countConversation, tokenizerCounter } from '../../../src/engine/tokens/count.ts'
 import { cleanupSession, readsSession } from '../../helpers/noise-conversations.ts'
-import { compactAllFormats } from '../../helpers/compact-all-formats.ts'
+import { compactAllFormats, explicitWindow } from '../../helpers/compact-all-formats.ts'
 import { earlierSummaryGemini } from '../../helpers/handover-conversations.ts'
 
 const counter = tokenizerCounter('o200k_base')
@@ -46,8 +46,7 @@ t.test('no room left (the action log had to drop lines): the budget is the usual
   const target = Math.floor(countConversation(tight, counter).totalTokens * 0.1)
   const budgets: number[] = []
   // The recent window as a caller sets it: the default one would give way and leave the log room.
-  const { recentWindowShare: _defaultWindow, ...explicitWindow } = DEFAULT_COMPACT_OPTIONS
-  const res = await compact({ messages: tight, counter, llm: recording(budgets), options: { ...explicitWindow, format: 'openai', strategy: ['mask', 'llm', 'rules'], targetTokens: target, thresholdTokens: 0 } })
+  const res = await compact({ messages: tight, counter, llm: recording(budgets), options: { ...explicitWindow(DEFAULT_COMPACT_OPTIONS), format: 'openai', strategy: ['mask', 'llm', 'rules'], targetTokens: target, thresholdTokens: 0 } })
   t.match(res.summary?.text, /less important entries omitted/, 'the log was full')
   t.ok(budgets[0]! <= Math.floor(target * 0.15), `${budgets[0]} ≤ 15% of ${target}`)
 })

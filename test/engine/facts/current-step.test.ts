@@ -4,6 +4,7 @@
  * approved proposal in Claude Code form, harnessNoise's lone constraint), compacted.
  */
 import t from 'tap'
+import { explicitWindow } from '../../helpers/compact-all-formats.ts'
 import { compact } from '../../../src/engine/compaction/compact.ts'
 import { DEFAULT_COMPACT_OPTIONS } from '../../../src/engine/compaction/types.ts'
 import { isGoAhead, isStandingConstraint, reportsCompletion } from '../../../src/engine/facts/current-step.ts'
@@ -65,7 +66,7 @@ t.test('mid-turn, the request is current; an in-progress plan item is current un
 })
 
 /** The recent window as a caller sets it: kept whenever it fits (the default one may give way to the summary). */
-const { recentWindowShare: _defaultWindow, ...EXPLICIT_WINDOW } = DEFAULT_COMPACT_OPTIONS
+const EXPLICIT_WINDOW = explicitWindow(DEFAULT_COMPACT_OPTIONS)
 
 function compactAt(messages: OpenAIMessage[], share: number, window: 'default' | 'explicit' = 'default') {
   const counter = tokenizerCounter('o200k_base')
