@@ -180,6 +180,8 @@ export function longRuns(text: string): number[] {
       if (point > 0xffff) width = 2
       cls = nonAsciiClass(String.fromCodePoint(point))
     }
+    // The encoders' symbol piece takes the line breaks after it (`[^\s\p{L}\p{N}]+[\r\n/]*`): they extend its run.
+    if (runClass === SYMBOL && (code === 10 || code === 13)) cls = SYMBOL
     if (cls !== runClass) {
       if (runClass !== BREAK && i - runStart > MAX_RUN_CHARS) runs.push(runStart, i)
       runClass = cls
