@@ -273,16 +273,32 @@ export async function countPendingIndex(db: Db, tenantId: string, sessionId: str
 }
 
 /**
+ * The tsvector weight class of an original message's lexemes ('D', to_tsvector's own, so
+ * chunks indexed before derived ones were told apart need no rewrite) and of compactd's
+ * own earlier summaries ('C'); search gives each class its weight (ARCHIVE_RANK_WEIGHTS).
+ */
+export const ORIGINAL_WEIGHT_CLASS = 'D'
+export const DERIVED_WEIGHT_CLASS = 'C'
+
+/**
  * Indexes messages: their chunks' tsvectors (to_tsvector 'simple' of the expanded text),
  * and `body` for snippets unless the archive is encrypted; then marks them indexed. Two
  * instances indexing the same message both succeed (the chunks are keyed).
  */
-export async function storeChunks(db: Kysely<Database>, tenantId: string, sessionId: string, items: readonly { hash: string; chunks: readonly IndexChunk[] }[], opts: { keepBody: boolean }): Promise<void> {
+export async function storeChunks(
+  db: Kysely<Database>,
+  tenantId: string,
+  sessionId: string,
+  items: readonly { hash: string; derived?: boolean; chunks: readonly IndexChunk[] }[],
+  opts: { keepBody: boolean },
+): Promise<void> {
   if (items.length === 0) return
   await db.transaction().execute(async (trx) => {
-    const rows = items.flatMap((it) => it.chunks.map((c, chunk) => ({ hash: it.hash, chunk, ...c })))
+    const rows = items.flatMap((it) => it.chunks.map((c, chunk) => ({ hash: it.hash, chunk, weight: it.derived ? DERIVED_WEIGHT_CLASS : ORIGINAL_WEIGHT_CLASS, ...c })))
     for (let i = 0; i < rows.length; i += BATCH) {
-      const values = rows.slice(i, i + BATCH).map((c) => sql`(${tenantId}, ${sessionId}, ${c.hash}, ${c.chunk}, ${opts.keepBody ? c.body : null}, to_tsvector('simple', ${c.expanded}))`)
+      const values = rows
+        .slice(i, i + BATCH)
+        .map((c) => sql`(${tenantId}, ${sessionId}, ${c.hash}, ${c.chunk}, ${opts.keepBody ? c.body : null}, setweight(to_tsvector('simple', ${c.expanded}), ${c.weight}::"char"))`)
       await sql`insert into archive_chunks (tenant_id, session_id, hash, chunk, body, tsv) values ${sql.join(values)} on conflict do nothing`.execute(trx)
     }
     await trx

@@ -10,7 +10,8 @@
  * 3. Candidates: chunks matching ANY kept word (a hit needs no match on every word), the
  *    rarest words first, as many as keep the candidate set near CANDIDATE_ROWS.
  * 4. Score: Σ idf(word) × ts_rank(tsv, word, 1), BM25's shape (rare words weigh more,
- *    long chunks are normalised); a message scores as its best chunk.
+ *    long chunks are normalised); a message scores as its best chunk, and compactd's own
+ *    earlier summaries weigh a quarter (ARCHIVE_RANK_WEIGHTS).
  * 5. Snippet: ts_headline over the best chunk, 300–800 characters.
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
@@ -51,6 +52,13 @@ const CANDIDATE_ROWS = 500
 const COMMON_SHARE = 0.2
 export const SNIPPET_MIN_CHARS = 300
 export const SNIPPET_MAX_CHARS = 800
+/**
+ * ts_rank's weights by class {D, C, B, A}: an original message's lexemes (class D) weigh
+ * as to_tsvector's default; compactd's own earlier summaries (class C, storeChunks) a
+ * quarter of that. A summary repeats, densely, the words of the messages it summarised, so
+ * at equal weight it outranked them; demoted, it still answers what only it says.
+ */
+const ARCHIVE_RANK_WEIGHTS = '{0.1, 0.025, 0.4, 1.0}'
 const HEADLINE_OPTIONS = 'MaxFragments=2, MaxWords=60, MinWords=35, ShortWord=2, FragmentDelimiter=" … ", StartSel="", StopSel=""'
 
 export async function searchArchive(
@@ -82,7 +90,7 @@ export async function searchArchive(
   const candidates = kept.filter((t, k) => (k === 0 || rows + t.df <= CANDIDATE_ROWS) && (rows += t.df) >= 0)
   const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5))
   const score = sql.join(
-    kept.map((t) => sql`${idf(t.df)}::float8 * ts_rank(c.tsv, ${t.query}::tsquery, 1)`),
+    kept.map((t) => sql`${idf(t.df)}::float8 * ts_rank(${ARCHIVE_RANK_WEIGHTS}::float4[], c.tsv, ${t.query}::tsquery, 1)`),
     sql` + `,
   )
   const any = candidates.map((t) => t.query).join(' | ')

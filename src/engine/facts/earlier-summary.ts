@@ -92,6 +92,15 @@ export function detectEarlierSummary(text: string): EarlierSummary | undefined {
   return undefined
 }
 
+/**
+ * Whether a text is one of compactd's own summaries (a compaction's, or the rolling session
+ * summary): a paraphrase of messages compactd saw, so search ranks it below them.
+ */
+export function isCompactdSummary(text: string): boolean {
+  const source = detectEarlierSummary(text)?.source
+  return source === 'compactd' || source === 'compactd-session'
+}
+
 function looksLikePi(body: string): boolean {
   return /^##[ \t]+Goal[ \t]*\n/.test(body.trimStart()) && PI_HEADINGS.filter((h) => body.includes(`\n${h}`)).length >= 2
 }

@@ -5,6 +5,7 @@
  */
 import { archivedText } from '../../engine/archive/record.ts'
 import { indexChunks, type IndexChunk } from '../../engine/archive/search-text.ts'
+import { isCompactdSummary } from '../../engine/facts/earlier-summary.ts'
 import type { MessageFormat } from '../../engine/messages/index.ts'
 
 export interface ChunkTaskItem {
@@ -14,7 +15,14 @@ export interface ChunkTaskItem {
   raw: string
 }
 
-export function computeArchiveChunks(items: readonly ChunkTaskItem[]): { hash: string; chunks: IndexChunk[] }[] {
+export interface IndexedMessage {
+  hash: string
+  /** One of compactd's own earlier summaries: indexed at a lower weight (src/archive/search.ts). */
+  derived: boolean
+  chunks: IndexChunk[]
+}
+
+export function computeArchiveChunks(items: readonly ChunkTaskItem[]): IndexedMessage[] {
   return items.map((it) => {
     let text: string
     try {
@@ -23,6 +31,6 @@ export function computeArchiveChunks(items: readonly ChunkTaskItem[]): { hash: s
       // A message stored before its format's parser changed: index its JSON rather than nothing.
       text = it.raw
     }
-    return { hash: it.hash, chunks: indexChunks(text) }
+    return { hash: it.hash, derived: isCompactdSummary(text), chunks: indexChunks(text) }
   })
 }
