@@ -240,6 +240,16 @@ export function withoutTrailingHarness(text: string): string {
 }
 
 /**
+ * True when the text is harness text and nothing else: an agent's reply the harness
+ * replaced with its eviction placeholder ("[Compacted history content evicted to durable
+ * cold storage]", pi) said nothing the agent wrote.
+ */
+export function isOnlyHarness(text: string): boolean {
+  const spans = harnessSpans(text)
+  return spans.length > 0 && !withoutSpans(text, spans).trim()
+}
+
+/**
  * True when the text carries no instruction of its own: nothing but harness text, a
  * bare resume ("continue", "계속"), a greeting or an acknowledgement ("ok", "thanks").
  * An earlier summary is content; "yes" and "do it" answer a question and are content.

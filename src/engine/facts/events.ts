@@ -12,7 +12,7 @@
  * OpenAI's separate `tool` and `user` messages.
  */
 import { isSystemLike, type CanonicalMessage, type ToolCallPart, type ToolResultPart } from '../messages/canonical.ts'
-import { classifyUserText, type HarnessLabel } from './classify.ts'
+import { classifyUserText, isOnlyHarness, type HarnessLabel } from './classify.ts'
 import { detectEarlierSummary, type EarlierSummary } from './earlier-summary.ts'
 import { conclusionsOf } from './reasoning.ts'
 import { IMPORTANCE } from './importance.ts'
@@ -83,7 +83,8 @@ export function classifyMessages(messages: readonly CanonicalMessage[], context?
       for (const p of m.parts) {
         if (p.type === 'reasoning' && !p.redacted && p.text.trim()) events.push({ kind: 'assistant', position, text: p.text, reasoning: true, acted })
       }
-      if (text.trim()) events.push({ kind: 'assistant', position, text, reasoning: false, acted })
+      // A reply the harness replaced with its placeholder says nothing the agent wrote.
+      if (text.trim() && !isOnlyHarness(text)) events.push({ kind: 'assistant', position, text, reasoning: false, acted })
       for (const p of m.parts) {
         if (p.type !== 'tool-call') continue
         callNames.set(p.id, p.name)

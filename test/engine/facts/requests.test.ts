@@ -8,6 +8,7 @@ import { extractHandover, isStandingConstraint } from '../../../src/engine/facts
 import { requestKind, requestTrail } from '../../../src/engine/facts/requests.ts'
 import { parseConversation } from '../../../src/engine/messages/index.ts'
 import { DIALECTS, questionFirstSession } from '../../helpers/workflow-conversations.ts'
+import { compactAllFormats } from '../../helpers/compact-all-formats.ts'
 
 const kind = (s: string, acted = false) => requestKind(s, isStandingConstraint, acted)
 
@@ -53,4 +54,18 @@ t.test('approvals continue the request before them, and name the proposal they a
   t.match(trail.inProgress, { text: /^Register an issue/ })
   t.equal(trail.approvedProposal, 'I know the cause: shall I fix it now by resetting the price scale?')
   t.match(facts.currentWork, /^I know the cause: shall I fix it now by resetting the price scale\? \(the agent's proposal, approved; asked: Register an issue/, 'not "Working on: ok 開始"')
+})
+
+t.test("a reply the harness evicted to cold storage is no outcome: the request's outcome is the agent's own last words, in every format", async (t) => {
+  // The class: pi sessions whose older replies the harness replaced with its placeholder.
+  const PLACEHOLDER = '[Compacted history content evicted to durable cold storage]'
+  const base = questionFirstSession('claude').messages as { role: string; content?: unknown }[]
+  // The answer to the second question, then the harness's placeholder in place of a later reply of that turn.
+  const at = base.findIndex((m) => m.role === 'assistant' && m.content === 'You are on release-2024-q3.')
+  t.ok(at > 0, 'the reply to replace is in the session')
+  const messages = [...base.slice(0, at + 1), { role: 'assistant', content: PLACEHOLDER }, ...base.slice(at + 1)]
+  const facts = extractHandover(parseConversation(messages, { format: 'openai' }).messages.slice(2), { preserveErrorDetails: true })
+  const branch = facts.requests!.requests.find((r) => r.text === 'which branch is checked out?')!
+  t.equal(branch.outcome, 'You are on release-2024-q3.', 'the outcome is what the agent said, not the placeholder')
+  for (const run of await compactAllFormats(messages, 0.5)) t.notMatch(run.summary, /→ agent: \[Compacted history/, `${run.format}: no placeholder as an outcome`)
 })
