@@ -139,17 +139,27 @@ export function endsTurn(events: readonly ConversationEvent[], k: number): boole
   return true
 }
 
+/**
+ * Whether an assistant event's message acts: it makes a tool call, or, from a text-only
+ * agent, writes a command (its observation may sit in the next run).
+ */
+export function assistantActs(e: Extract<ConversationEvent, { kind: 'assistant' }>, textOnlyAgent: boolean): boolean {
+  return e.acted || (textOnlyAgent && commandsInText(e.text).length > 0)
+}
+
+/** Whether a run of events is a text-only agent's: no tool call in it. */
+export const isTextOnlyAgent = (events: readonly ConversationEvent[]): boolean => !events.some((e) => e.kind === 'tool-call')
+
 /** What the action log shows of a run of messages: instructions, conclusions, and the calls of each message. */
 export function classifyForLog(messages: readonly CanonicalMessage[], context?: RunContext): LogEvent[] {
   const out: LogEvent[] = []
   let lastCallsAt = -1
   const events = classifyMessages(messages, context)
-  const textOnlyAgent = context?.textOnlyAgent ?? !events.some((e) => e.kind === 'tool-call')
+  const textOnlyAgent = context?.textOnlyAgent ?? isTextOnlyAgent(events)
   for (const [k, e] of events.entries()) {
     if (e.kind === 'instruction') out.push({ kind: 'instruction', text: e.text })
     else if (e.kind === 'assistant' && !e.reasoning) {
-      // A text-only agent's message that writes a command acts: its observation may sit in the next run.
-      const acted = e.acted || (textOnlyAgent && commandsInText(e.text).length > 0)
+      const acted = assistantActs(e, textOnlyAgent)
       if (!acted && e.text.trim().length >= REPORT_MIN_CHARS && endsTurn(events, k)) out.push({ kind: 'report', text: e.text })
       else for (const c of conclusionsOf(e.text, acted)) if (c.kind !== 'next') out.push({ kind: 'conclusion', text: c.text, priority: CONCLUSION_PRIORITY[c.kind] })
     } else if (e.kind === 'tool-call' && e.position !== lastCallsAt) {

@@ -23,7 +23,7 @@ import { digestOf } from './digest-cache.ts'
 import { looksLikeUnifiedDiff } from './artifacts/patches.ts'
 import { bareName, classifyTool } from './tool-kind.ts'
 import { parseArgs } from './tool-args.ts'
-import { classifyMessages, type ConversationEvent } from './events.ts'
+import { assistantActs, classifyMessages, isTextOnlyAgent, type ConversationEvent } from './events.ts'
 import type { EarlierSummary } from './earlier-summary.ts'
 import { planFromToolCall, type PlanItem } from './plan-tools.ts'
 import { conclusionsOf } from './reasoning.ts'
@@ -145,6 +145,7 @@ function readOnlyDigest(call: ToolCallPart, args: string, result: ToolResultPart
  */
 export function extractHandover(messages: readonly CanonicalMessage[], opts: { preserveErrorDetails: boolean; later?: readonly CanonicalMessage[] }): HandoverFacts {
   const events = classifyMessages(messages)
+  const textOnlyAgent = isTextOnlyAgent(events)
   const facts: HandoverFacts = { instructions: [], earlier: [], files: [], failures: [], commands: [], rootCauses: [], decisions: [], abandoned: [], findings: [], tools: [] }
   // Each call's own result: a reused id pairs sequentially (conversation/pairing.ts).
   const callOf = callsOfResults(messages)
@@ -206,7 +207,7 @@ export function extractHandover(messages: readonly CanonicalMessage[], opts: { p
       case 'assistant':
         if (e.reasoning) break
         lastAssistant = e.text
-        for (const c of conclusionsOf(e.text, e.acted)) {
+        for (const c of conclusionsOf(e.text, assistantActs(e, textOnlyAgent))) {
           if (c.kind === 'root-cause') pushLatest(facts.rootCauses, c.text, MAX_CONCLUSIONS.rootCauses)
           else if (c.kind === 'decision') pushLatest(facts.decisions, c.text, MAX_CONCLUSIONS.decisions)
           else if (c.kind === 'abandoned') pushLatest(facts.abandoned, c.text, MAX_CONCLUSIONS.abandoned)

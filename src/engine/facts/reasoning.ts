@@ -15,12 +15,31 @@ export interface Conclusion {
 }
 
 const ROOT_CAUSE_RE = /\b(root cause|the (?:actual |real |underlying )?(?:issue|problem|bug|error|failure|culprit) (?:is|was|lies|occurs|happens|comes|stems)|caused by|this happens because|(?:fails|failed|breaks|broke) because|the reason (?:is|was)|is because|was because|due to)\b/i
-const DECISION_RE = /\b(I(?:'ll| will| am going to|'m going to) (?:use|go with|implement|add|change|modify|fix|update|create|keep|switch|replace|refactor|remove|move|write|rewrite|store|handle|wrap|return|pass)|decided|decision|we should|(?:the )?(?:best|right|correct|cleanest|simplest|minimal|safest) (?:approach|fix|way|solution|change|option)|instead of|rather than|chose|going with|the fix (?:is|should|will)|the solution (?:is|should|will))\b/i
+/** "We should see / get …" expects an outcome; "we should use / add …" decides. */
+const SHOULD = String.raw`we should(?! (?:now )?(?:see|get|find|be able|observe|expect|receive|notice|have)\b)`
+const DECISION_RE = new RegExp(String.raw`\b(I(?:'ll| will| am going to|'m going to) (?:use|go with|implement|add|change|modify|fix|update|create|keep|switch|replace|refactor|remove|move|write|rewrite|store|handle|wrap|return|pass)|decided|decision|${SHOULD}|(?:the )?(?:best|right|correct|cleanest|simplest|minimal|safest) (?:approach|fix|way|solution|change|option)|instead of|rather than|chose|going with|the fix (?:is|should|will)|the solution (?:is|should|will))\b`, 'i')
 const ABANDONED_RE = /\b(didn'?t work|did not work|doesn'?t work|does not work|won'?t work|revert(?:ed|ing)?|abandon(?:ed|ing)?|giv(?:e|ing) up on|wrong approach|not the right (?:approach|fix|place)|roll(?:ed)? back|undid|undo(?:ne)? (?:the|my|that)|still fail(?:s|ing)?|broke (?:other|more|the)|made (?:it|things) worse)\b/i
 /** A plain statement of fact about the code or the environment ("X was removed in Python 3.11"). */
 const FINDING_RE = /\b(is|was|are|were|has|had|have|returns?|fails?|raises?|removed|added|introduced|defined|located|lives|uses|calls|requires|needs|contains|points|shows|breaks|expects|supports|only|never|always)\b/i
 
 const NEXT_RE = /\b(next,? (?:I(?:'ll| will)|let'?s|we(?:'ll| will)?)|next step|then I(?:'ll| will)|I(?:'ll| will) (?:now|next|then)|now I(?:'ll| will| need to)|still need to|remaining (?:work|step|task)s? (?:is|are)|TODO:|after that,? I(?:'ll| will))\b/i
+
+/**
+ * A choice says why, or what it was chosen over. A "decision" without either, in the
+ * message that makes the call it announces ("I'll use `curl` to submit some test data",
+ * "Now, I will modify `upstream.ts` — …"), narrates that call: the call's own log line and
+ * file row say what it did. The class: agents that announce every tool call (SWE-agent
+ * kin, CTF agents, pi), whose Key Technical Decisions were a list of their next commands.
+ */
+const REASON_RE = /\b(because|since|as (?:it|this|that|the|a)\b|so (?:that|the|it|we)\b|in order to|to (?:avoid|prevent|keep|preserve|ensure|support|match|fix|handle|allow)\b|instead|rather than|over (?:the|a|an)\b|otherwise|which (?:is|means|keeps|avoids)|better|safer|simpler|cleaner|faster|cheaper|required|must|only way|so|thus|therefore)\b/i
+/** The announcing form: "I'll / I will / I am going to / let's / we will" + a verb, nothing else that marks a choice. */
+const ANNOUNCE_RE = /\b(?:I(?:'ll| will| am going to|'m going to)|let'?s|we(?:'ll| will))\s+(?:now\s+|then\s+|first\s+)?\w+/i
+const CHOICE_RE = new RegExp(String.raw`\b(decided|decision|${SHOULD}|(?:the )?(?:best|right|correct|cleanest|simplest|minimal|safest) (?:approach|fix|way|solution|change|option)|instead of|rather than|chose|going with|the fix (?:is|should|will)|the solution (?:is|should|will))\b`, 'i')
+
+/** Whether a decision sentence of a message that makes a call only announces that call. */
+export function narratesCall(sentence: string, acted: boolean): boolean {
+  return acted && ANNOUNCE_RE.test(sentence) && !CHOICE_RE.test(sentence) && !REASON_RE.test(sentence)
+}
 
 /** Questions, hedges and narration of the very next tool call are not conclusions. */
 const MUSING_RE = /^(what if|maybe|perhaps|hmm+|wait|actually|i wonder|let me|let's (?:see|check|look|try|first)|i think|i guess|i believe|i suspect|i'm not sure|not sure|could it be|is it|should i|do we|does it|okay|ok|alright|now let|first,? let|but)\b|\b(might|may be|maybe|possibly|probably|perhaps|seems? (?:like|to)|not sure|i think|i guess|i suspect)\b/i
@@ -62,8 +81,8 @@ export function conclusionsOf(text: string, acted = false): Conclusion[] {
     } else if (ABANDONED_RE.test(s)) {
       if (isConcrete(s)) out.push({ kind: 'abandoned', text: s })
     } else if (DECISION_RE.test(s)) {
-      // A decision either names what it decides or is acted on in the same message.
-      if (isConcrete(s) || acted) out.push({ kind: 'decision', text: s })
+      // A decision either names what it decides or is acted on in the same message; one that only announces the message's call is narration.
+      if ((isConcrete(s) || acted) && !narratesCall(s, acted)) out.push({ kind: 'decision', text: s })
     } else if (FINDING_RE.test(s) && concreteCount(s) >= 1 && !/^(i|we|let|now|first|then|next|so|here|this is)\b/i.test(s)) {
       out.push({ kind: 'finding', text: s })
     }
