@@ -18,6 +18,15 @@ const ROOT_CAUSE_RE = /\b(root cause|the (?:actual |real |underlying )?(?:issue|
 /** "We should see / get …" expects an outcome; "we should use / add …" decides. */
 const SHOULD = String.raw`we should(?! (?:now )?(?:see|get|find|be able|observe|expect|receive|notice|have)\b)`
 const DECISION_RE = new RegExp(String.raw`\b(I(?:'ll| will| am going to|'m going to) (?:use|go with|implement|add|change|modify|fix|update|create|keep|switch|replace|refactor|remove|move|write|rewrite|store|handle|wrap|return|pass)|decided|decision|${SHOULD}|(?:the )?(?:best|right|correct|cleanest|simplest|minimal|safest) (?:approach|fix|way|solution|change|option)|instead of|rather than|chose|going with|the fix (?:is|should|will)|the solution (?:is|should|will))\b`, 'i')
+/**
+ * A root cause stated in Korean, Japanese or Chinese: "원인: …", "진짜 원인 발견", "X가 원인",
+ * "原因は…", "根本原因是…". The class: agents that report in those languages (the raddit
+ * session's agent writes its conclusions in Korean). A cause still being guessed or looked
+ * for (가설 hypothesis, 짐작 guess, 추정 estimate, "원인을 확정한 뒤" once it is found) is not one.
+ */
+const ROOT_CAUSE_CJK_RE = /(?:^|[\s*#>(:-])원인(?:은|:|\s*=|\s*(?:발견|규명|확인됨|확정됨))|[이가게]\s*원인(?:이다|입니다|임|이었다|\.|\*|$)|根本原因|原因(?:は|是|：|:)/
+const CAUSE_UNSETTLED_CJK_RE = /가설|짐작|추정|추측|아마|[을를]\s*(?:확정|찾|분석|규명|파악)(?:한다|하자|할|해야|하기|한 뒤|하고)|可能|かもしれ|推測/
+
 const ABANDONED_RE = /\b(didn'?t work|did not work|doesn'?t work|does not work|won'?t work|revert(?:ed|ing)?|abandon(?:ed|ing)?|giv(?:e|ing) up on|wrong approach|not the right (?:approach|fix|place)|roll(?:ed)? back|undid|undo(?:ne)? (?:the|my|that)|still fail(?:s|ing)?|broke (?:other|more|the)|made (?:it|things) worse)\b/i
 /** A plain statement of fact about the code or the environment ("X was removed in Python 3.11"). */
 const FINDING_RE = /\b(is|was|are|were|has|had|have|returns?|fails?|raises?|removed|added|introduced|defined|located|lives|uses|calls|requires|needs|contains|points|shows|breaks|expects|supports|only|never|always)\b/i
@@ -76,7 +85,7 @@ export function conclusionsOf(text: string, acted = false): Conclusion[] {
       continue
     }
     if (isMusing(s)) continue
-    if (ROOT_CAUSE_RE.test(s)) {
+    if (ROOT_CAUSE_RE.test(s) || (ROOT_CAUSE_CJK_RE.test(s) && !CAUSE_UNSETTLED_CJK_RE.test(s))) {
       if (isConcrete(s)) out.push({ kind: 'root-cause', text: s })
     } else if (ABANDONED_RE.test(s)) {
       if (isConcrete(s)) out.push({ kind: 'abandoned', text: s })

@@ -65,3 +65,39 @@ t.test('an agent that announces its calls: Key Technical Decisions hold the choi
     t.notMatch(run.summary, /^- (?:note: )?(?:I'll use `(?:grep|sed|git diff)`|Now, I will open|I'll run the date tests|Then, I will run)/m, `${run.format}: no announcement of a call as a decision`)
   }
 })
+
+/** An agent that reports in Korean: a hypothesis first, then the cause it established. */
+function koreanRootCauseSession(): Record<string, unknown>[] {
+  let id = 0
+  const call = (text: string, name: string, args: Record<string, unknown>, output: string) => {
+    const callId = `call_${++id}`
+    return [
+      { role: 'assistant', content: text, tool_calls: [{ id: callId, type: 'function', function: { name, arguments: JSON.stringify(args) } }] },
+      { role: 'tool', tool_call_id: callId, content: output },
+    ]
+  }
+  const source = (file: string, n: number) => Array.from({ length: n }, (_, k) => `${k + 1}\tconst v${k} = series[${k}].value // ${file}`).join('\n')
+  return [
+    { role: 'system', content: 'You are a coding agent. Answer the user in Korean.' },
+    { role: 'user', content: '차트 봉 단위를 바꾸면 차트가 위아래로 찌그러짐. 원인 찾아서 고쳐줘' },
+    { role: 'assistant', content: '- **원인 가설**: `drawChart()`가 `fitContent()`만 호출하고 가격 스케일을 리셋하지 않음. 재현으로 확인한다.' },
+    ...['Dashboard.tsx', 'chart.ts', 'series.ts', 'overlay.ts', 'scale.ts', 'theme.ts'].flatMap((f) => call(`\`src/components/${f}\` 확인.`, 'read', { path: `src/components/${f}` }, source(f, 60))),
+    { role: 'assistant', content: '원인: 가격축을 수동으로 조정하면 `autoScale`이 꺼지고, 봉 단위를 바꿔도 `setData`가 스케일을 다시 맞추지 않음.\n처음 가설(`fitContent`)은 재현에서 반증됨.' },
+    ...['legend.ts', 'tooltip.ts', 'volume.ts', 'range.ts', 'format.ts', 'store.ts'].flatMap((f) => call(`\`src/lib/${f}\` 확인.`, 'read', { path: `src/lib/${f}` }, source(f, 60))),
+    ...call('수정 적용.', 'edit', { path: 'src/components/Dashboard.tsx', old_string: 'series.setData(rows)', new_string: 'series.setData(rows)\nseries.priceScale().applyOptions({ autoScale: true })' }, 'Edited src/components/Dashboard.tsx'),
+    ...call('빌드 확인.', 'bash', { command: 'npm run build' }, 'built in 4.1s'),
+    { role: 'assistant', content: '완료. 봉 단위 변경 시 `autoScale`을 다시 켜도록 수정했어.' },
+  ]
+}
+
+t.test('a root cause stated in Korean is a root cause; a hypothesis is not, in every format', async (t) => {
+  t.same(conclusionsOf('원인: 가격축을 수동으로 조정하면 `autoScale`이 꺼짐.', false).map((c) => c.kind), ['root-cause'])
+  t.same(conclusionsOf('가격축 수동조정이 `autoScale`을 끄는 게 원인.', false).map((c) => c.kind), ['root-cause'])
+  t.same(conclusionsOf('原因は `autoScale` が無効になることです。', false).map((c) => c.kind), ['root-cause'])
+  t.same(conclusionsOf('- **원인 가설**: `drawChart()`가 `fitContent()`만 호출함.', false).map((c) => c.kind), [], 'a hypothesis')
+  t.same(conclusionsOf('먼저 재현 테스트로 원인을 확정한 뒤 `Dashboard.tsx`를 고친다.', false).map((c) => c.kind).filter((k) => k === 'root-cause'), [], 'a cause still to be found')
+  for (const run of await compactAllFormats(koreanRootCauseSession(), 0.2, { keepRecent: 2 })) {
+    t.match(run.summary, /Root cause: 원인: 가격축을 수동으로 조정하면 `autoScale`이 꺼지고/, `${run.format}: the established cause`)
+    t.notMatch(run.summary, /Root cause:[^\n]*원인 가설/, `${run.format}: not the hypothesis`)
+  }
+})
