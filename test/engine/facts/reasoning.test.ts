@@ -28,16 +28,21 @@ t.test('narratesCall: an announcement of the call the message makes, not a choic
   t.same(conclusionsOf("I'll use `grep` to find where `parse_date` is called.", false).map((c) => c.kind), ['decision'], 'without the call it stays a stated decision')
 })
 
-/** A session whose agent announces each call, and makes one real choice with its reason. */
-function announcingSession(): Record<string, unknown>[] {
+/** An OpenAI tool call with its result, ids counted per session. */
+function callMaker() {
   let id = 0
-  const call = (text: string, name: string, args: Record<string, unknown>, output: string) => {
+  return (text: string, name: string, args: Record<string, unknown>, output: string) => {
     const callId = `call_${++id}`
     return [
       { role: 'assistant', content: text, tool_calls: [{ id: callId, type: 'function', function: { name, arguments: JSON.stringify(args) } }] },
       { role: 'tool', tool_call_id: callId, content: output },
     ]
   }
+}
+
+/** A session whose agent announces each call, and makes one real choice with its reason. */
+function announcingSession(): Record<string, unknown>[] {
+  const call = callMaker()
   const listing = (n: number, tag: string) => Array.from({ length: n }, (_, k) => `billing/${tag}_${k}.py:${10 + k}: parse_date(row["${tag}_${k}"])`).join('\n')
   return [
     { role: 'system', content: 'You are a coding agent with shell and editor tools.' },
@@ -68,14 +73,7 @@ t.test('an agent that announces its calls: Key Technical Decisions hold the choi
 
 /** An agent that reports in Korean: a hypothesis first, then the cause it established. */
 function koreanRootCauseSession(): Record<string, unknown>[] {
-  let id = 0
-  const call = (text: string, name: string, args: Record<string, unknown>, output: string) => {
-    const callId = `call_${++id}`
-    return [
-      { role: 'assistant', content: text, tool_calls: [{ id: callId, type: 'function', function: { name, arguments: JSON.stringify(args) } }] },
-      { role: 'tool', tool_call_id: callId, content: output },
-    ]
-  }
+  const call = callMaker()
   const source = (file: string, n: number) => Array.from({ length: n }, (_, k) => `${k + 1}\tconst v${k} = series[${k}].value // ${file}`).join('\n')
   return [
     { role: 'system', content: 'You are a coding agent. Answer the user in Korean.' },
