@@ -17,7 +17,9 @@ export interface Conclusion {
 const ROOT_CAUSE_RE = /\b(root cause|the (?:actual |real |underlying )?(?:issue|problem|bug|error|failure|culprit) (?:is|was|lies|occurs|happens|comes|stems)|caused by|this happens because|(?:fails|failed|breaks|broke) because|the reason (?:is|was)|is because|was because|due to)\b/i
 /** "We should see / get …" expects an outcome; "we should use / add …" decides. */
 const SHOULD = String.raw`we should(?! (?:now )?(?:see|get|find|be able|observe|expect|receive|notice|have)\b)`
-const DECISION_RE = new RegExp(String.raw`\b(I(?:'ll| will| am going to|'m going to) (?:use|go with|implement|add|change|modify|fix|update|create|keep|switch|replace|refactor|remove|move|write|rewrite|store|handle|wrap|return|pass)|decided|decision|${SHOULD}|(?:the )?(?:best|right|correct|cleanest|simplest|minimal|safest) (?:approach|fix|way|solution|change|option)|instead of|rather than|chose|going with|the fix (?:is|should|will)|the solution (?:is|should|will))\b`, 'i')
+/** Words that mark a choice: what was decided, or what it was chosen over. */
+const CHOICE = String.raw`decided|decision|${SHOULD}|(?:the )?(?:best|right|correct|cleanest|simplest|minimal|safest) (?:approach|fix|way|solution|change|option)|instead of|rather than|chose|going with|the fix (?:is|should|will)|the solution (?:is|should|will)`
+const DECISION_RE = new RegExp(String.raw`\b(I(?:'ll| will| am going to|'m going to) (?:use|go with|implement|add|change|modify|fix|update|create|keep|switch|replace|refactor|remove|move|write|rewrite|store|handle|wrap|return|pass)|${CHOICE})\b`, 'i')
 /**
  * A root cause stated in Korean, Japanese or Chinese: "원인: …", "진짜 원인 발견", "X가 원인",
  * "原因は…", "根本原因是…". The class: agents that report in those languages (the raddit
@@ -43,7 +45,7 @@ const NEXT_RE = /\b(next,? (?:I(?:'ll| will)|let'?s|we(?:'ll| will)?)|next step|
 const REASON_RE = /\b(because|since|as (?:it|this|that|the|a)\b|so (?:that|the|it|we)\b|in order to|to (?:avoid|prevent|keep|preserve|ensure|support|match|fix|handle|allow)\b|instead|rather than|over (?:the|a|an)\b|otherwise|which (?:is|means|keeps|avoids)|better|safer|simpler|cleaner|faster|cheaper|required|must|only way|so|thus|therefore)\b/i
 /** The announcing form: "I'll / I will / I am going to / let's / we will" + a verb, nothing else that marks a choice. */
 const ANNOUNCE_RE = /\b(?:I(?:'ll| will| am going to|'m going to)|let'?s|we(?:'ll| will))\s+(?:now\s+|then\s+|first\s+)?\w+/i
-const CHOICE_RE = new RegExp(String.raw`\b(decided|decision|${SHOULD}|(?:the )?(?:best|right|correct|cleanest|simplest|minimal|safest) (?:approach|fix|way|solution|change|option)|instead of|rather than|chose|going with|the fix (?:is|should|will)|the solution (?:is|should|will))\b`, 'i')
+const CHOICE_RE = new RegExp(String.raw`\b(?:${CHOICE})\b`, 'i')
 
 /** Whether a decision sentence of a message that makes a call only announces that call. */
 export function narratesCall(sentence: string, acted: boolean): boolean {
