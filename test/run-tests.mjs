@@ -24,10 +24,40 @@ let failed = 0
 let skipped = 0
 let fileFailedWithoutCase = 0
 let currentFileFailures = 0
+// What failed, with tap's diagnostics, repeated just before the closing line: CI keeps only
+// the tail of the output, and a failure 800 tests up was invisible there.
+const failureReport = []
+const FAILURE_REPORT_MAX_LINES = 120
+let currentFile = ''
+let diagnosticsIndent = -1
+let previousWasFailure = false
+let diagnosticsLines = 0
+let skippingKey = false
+const DIAGNOSTICS_MAX_LINES = 14
+function report(line) {
+  if (failureReport.length < FAILURE_REPORT_MAX_LINES) failureReport.push(line)
+}
 
 const rl = createInterface({ input: child.stdout })
 rl.on('line', (line) => {
   process.stdout.write(line + '\n')
+  const subtest = /^# Subtest: (.*)$/.exec(line)
+  if (subtest) currentFile = subtest[1]
+  if (diagnosticsIndent >= 0) {
+    // tap's YAML block after a `not ok`: from `---` to `...` at the same indent.
+    const yaml = line.slice(diagnosticsIndent)
+    // found/wanted, the stack; not the `at:` and `source:` blocks, which repeat the stack.
+    const key = /^(\w+):/.exec(yaml)
+    if (key) skippingKey = key[1] === 'at' || key[1] === 'source'
+    if (yaml.trim() === '...') diagnosticsIndent = -1
+    else if (!skippingKey && ++diagnosticsLines <= DIAGNOSTICS_MAX_LINES) report(`  ${yaml}`)
+  } else if (previousWasFailure && /^ {4,}---$/.test(line)) {
+    // Only a case's or an assertion's block: a whole file's is the command line it ran.
+    diagnosticsIndent = line.indexOf('---')
+    diagnosticsLines = 0
+  }
+  previousWasFailure = /^\s*not ok \d+ - /.test(line)
+  if (previousWasFailure) report(`${currentFile}: ${line.trim()}`)
   // Depth 1 (4 spaces): a test case inside a file.
   const tc = /^ {4}(not )?ok \d+ - .*?(# (SKIP|TODO)\b.*)?$/.exec(line)
   if (tc) {
@@ -53,6 +83,10 @@ child.on('close', async (code) => {
     failed++
   } else process.stdout.write('\ntypecheck: no errors\n')
   failed += fileFailedWithoutCase
+  if (failureReport.length) {
+    const cut = failureReport.length >= FAILURE_REPORT_MAX_LINES ? ' (first lines only)' : ''
+    process.stdout.write(`\nfailures${cut}:\n${failureReport.join('\n')}\n`)
+  }
   const skippedPart = skipped ? `, ${skipped} skipped` : ''
   process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${skippedPart}\n`)
   if (passed === 0) {
