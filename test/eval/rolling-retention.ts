@@ -22,6 +22,8 @@
  * Facts are those of ALL evicted messages, by factsOf() (test/eval/quality.ts); a fact
  * survives when survives() finds it in that text (whitespace collapsed).
  * Fixtures are read from ../shared (or COMPACTD_SHARED_FIXTURES) and never copied here.
+ * ROLLING_DUMP=<dir> writes each final summary there; ROLLING_LOST_ALL=1 lists every lost
+ * fact, not the first 8 per fixture.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -168,7 +170,7 @@ export function measure(fixture: string, raw: Record<string, unknown>[]): Rollin
     if (ok) {
       row.kept++
       row.byKind[f.kind][0]++
-    } else if (row.lost.length < 8) row.lost.push(`${f.kind}: ${fn.needles.join(' … ')}`)
+    } else if (row.lost.length < (process.env.ROLLING_LOST_ALL ? Infinity : 8)) row.lost.push(`${f.kind}: ${fn.needles.join(' … ')}`)
     if (survives(fn, contentText, contentLines)) row.keptInContent++
   }
   return row

@@ -127,8 +127,10 @@ export const COMMAND_HEAD = { keepHead: 60 } as const
  * Like clip(), but a cut never lands inside a path or URL. Long paths are first shortened
  * by dropping leading directories (`…/main/java/com/x/Foo.java`); if the text still does
  * not fit, it ends before the path that would have been cut, so a file name is either
- * whole or absent (a path starting within `keepHead` characters is never shortened).
- * URLs are never altered: they are kept whole or left out.
+ * whole or absent; a path starting within `keepHead` characters is neither shortened nor
+ * dropped, but cut at `max` (a command's first characters are kept as written).
+ * URLs are never altered: they are kept whole or left out (tried: a URL in the head cut
+ * like a path kept 2 more commands in the rolling summary and cost a probe at 25%).
  */
 export function clipKeepingPaths(s: string, max: number, opts: { keepHead?: number } = {}): string {
   let one = s.replace(/\s+/g, ' ').trim()
@@ -168,8 +170,9 @@ export function clipKeepingPaths(s: string, max: number, opts: { keepHead?: numb
     const url = /[a-z][\w+.-]*:\/\/\S*$/i.exec(tail)
     if (url) head = head.slice(0, tailStart + url.index).trimEnd()
     else {
+      // A path that starts within keepHead is cut, not dropped: the head stays as written.
       const m = PATHLIKE_AT_END.exec(tail)
-      if (m && (m[0].includes('/') || m[0].includes('.'))) head = head.slice(0, tailStart + m.index).trimEnd()
+      if (m && (m[0].includes('/') || m[0].includes('.')) && tailStart + m.index >= keepHead) head = head.slice(0, tailStart + m.index).trimEnd()
     }
     // A shortened path's leading "…/" left alone at the cut says nothing.
     head = head.replace(/\s…\/?$/, '').trimEnd()

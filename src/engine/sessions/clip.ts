@@ -6,10 +6,10 @@
  */
 import { clipKeepingPaths } from '../facts/text.ts'
 
-export function clipText(s: string, max: number): string {
+export function clipText(s: string, max: number, opts: { keepHead?: number } = {}): string {
   const limit = max * 3 + 200
-  if (s.length <= limit) return clipKeepingPaths(s, max)
+  if (s.length <= limit) return clipKeepingPaths(s, max, opts)
   const space = s.lastIndexOf(' ', limit)
   // One giant token: no path in it survives a clip to `max` anyway.
-  return clipKeepingPaths(space > max ? s.slice(0, space) : `${s.slice(0, max)}…`, max)
+  return clipKeepingPaths(space > max ? s.slice(0, space) : `${s.slice(0, max)}…`, max, opts)
 }

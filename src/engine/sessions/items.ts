@@ -13,7 +13,7 @@ import { isProjectFile } from '../facts/project-files.ts'
 import { isStandingConstraint, type FailureFact } from '../facts/handover.ts'
 import { IMPORTANCE, importanceOfDigest } from '../facts/importance.ts'
 import { isMusing } from '../facts/reasoning.ts'
-import { codePointCut, isTestCommand, shortenPath, splitSentences } from '../facts/text.ts'
+import { codePointCut, COMMAND_HEAD, isTestCommand, shortenPath, splitSentences } from '../facts/text.ts'
 import { clipText } from './clip.ts'
 import { stripHeredocBodies } from '../facts/tools.ts'
 import { heuristicCounter, messageTokens, type TokenCounter } from '../tokens/count.ts'
@@ -75,6 +75,12 @@ function kindOf(x: ExchangeFacts): ItemKind {
 /** A segment never holds the segment separator, nor starts like a markdown heading. */
 const seg = (s: string) => oneLine(s).replace(/;\s+/g, ', ').replace(/^#+\s*/, '')
 const code = (s: string, max: number) => `\`${clipText(stripHeredocBodies(s), max).replace(/`/g, "'")}\``
+/**
+ * A shell command as a code span: its first COMMAND_HEAD characters as written (a path
+ * there is not shortened to `…/name`), since they are what identifies the command and
+ * what a later search for it matches; as the /compact summary writes commands.
+ */
+const commandCode = (s: string, max: number) => `\`${clipText(stripHeredocBodies(s), max, COMMAND_HEAD).replace(/`/g, "'")}\``
 
 /** Joins the segments that fit, in order (a long one is skipped, not the shorter ones after it); the first is clipped when even it does not fit. */
 export function joinSegments(segs: readonly string[], max: number): string {
@@ -103,7 +109,7 @@ function failureSegment(x: ExchangeFacts, f: FailureFact): string {
   const names = [...new Set(failing.map((t) => t.name))]
   const tests = names.length ? ` [failing: ${clipText(names.slice(0, 3).join(', '), 120)}${names.length > 3 ? ` +${names.length - 3} more` : ''}]` : ''
   const exit = f.exitCode !== undefined ? ` (exit ${f.exitCode})` : ''
-  return `${code(f.source, 70)} failed${exit}${f.times ? ` ×${f.times}` : ''}: ${clipText(f.errorLine, 140)}${tests}${f.resolvedAt !== undefined ? ', later passed' : ''}`
+  return `${commandCode(f.source, 70)} failed${exit}${f.times ? ` ×${f.times}` : ''}: ${clipText(f.errorLine, 140)}${tests}${f.resolvedAt !== undefined ? ', later passed' : ''}`
 }
 
 /** The agent's final words without its musings and narration ("Let me check…"), tables and headings. */
@@ -140,7 +146,7 @@ function segmentsOf(x: ExchangeFacts): string[] {
   const failures = [...x.failures].sort((a, b) => Number(a.resolvedAt !== undefined) - Number(b.resolvedAt !== undefined) || b.position - a.position)
   for (const f of failures.slice(0, 3)) segs.push(failureSegment(x, f))
   const passed = lastPassingTest(x)
-  if (passed && !x.failures.some((f) => f.source === passed.digest.target?.trim())) segs.push(`${code(passed.digest.target!, 60)} passed`)
+  if (passed && !x.failures.some((f) => f.source === passed.digest.target?.trim())) segs.push(`${commandCode(passed.digest.target!, 70)} passed`)
 
   for (const c of x.rootCauses.slice(-1)) segs.push(`cause: ${clipText(c, 160)}`)
   for (const d of x.decisions.slice(-2)) segs.push(`decided: ${clipText(d, 140)}`)

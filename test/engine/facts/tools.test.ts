@@ -8,7 +8,7 @@ import path from 'node:path'
 import t from 'tap'
 import { parseConversation, toolCallsOf, toolResultsOf } from '../../../src/engine/messages/index.ts'
 import { ArtifactTracker, digestToolCall, extractPaths, formatDigest, shellEffects, stripHeredocBodies, VALUE_RANK } from '../../../src/engine/facts/tools.ts'
-import { clipKeepingPaths, shortenPath } from '../../../src/engine/facts/text.ts'
+import { clipKeepingPaths, COMMAND_HEAD, shortenPath } from '../../../src/engine/facts/text.ts'
 import { CONVERSATIONS, conversationsSkip, fixtureFiles } from '../../helpers/fixtures.ts'
 
 const digest = (tool: string, args: Record<string, unknown>, output = '', isError = false, tracker?: ArtifactTracker) => digestToolCall(tool, JSON.stringify(args), output, isError, true, tracker)
@@ -104,6 +104,13 @@ t.test('URLs are never mangled', async (t) => {
     t.notMatch(cut, /https?:…|https?:\/?…/, `cut at ${max}: ${cut}`)
     t.ok(cut.includes(url) || !cut.includes('http'), `cut at ${max}: whole or absent`)
   }
+  // A command's head (COMMAND_HEAD) stays as written: a path starting within it is cut at
+  // the limit, not shortened or dropped; a URL is still whole or absent.
+  const pytest = 'cd /testbed && python -m pytest tests/forms_tests/tests/test_media.py::FormsMediaTestCase::test_merge -x'
+  const head = clipKeepingPaths(pytest, 70, COMMAND_HEAD)
+  t.ok(head.startsWith(pytest.slice(0, 60)) && head.length <= 70, `a path in the head is neither shortened nor dropped: ${head}`)
+  const curl = clipKeepingPaths(`curl -X POST -d "name=test;id&age=123" ${url}`, 60, COMMAND_HEAD)
+  t.ok(curl.includes(url) || !curl.includes('http'), `a URL in the head is whole or absent: ${curl}`)
   // A browser call's target is its action and the URL, whole (facts/tool-target.ts).
   const web = digest('browser', { action: 'open', url })
   t.equal(web.target, `open ${url}`)

@@ -173,3 +173,24 @@ t.test('a long terminal exchange: the commands its item had no room for follow a
   const short = [msg('user', [text('Run the tests.')]), msg('assistant', [call('s0', 'bash', { command: 'npm test' })]), msg('tool', [result('s0', 'ok')])]
   t.equal(summarizeBatch([{ messages: short }], T0, counter).done[0]!.items.length, 1)
 })
+
+t.test('a failing or passing test command keeps its first characters as written: its paths are not shortened to …/name', async (t) => {
+  // The class: terminal-driven sessions that run tests by long paths (SWE-agent,
+  // mini-SWE-agent: `cd /testbed && python -m pytest tests/<app>/tests/<file>.py::…`). The
+  // item shortened each path to `…/tests/test_x.py`, so the command as the agent typed it,
+  // and a search for its start, no longer matched.
+  const failing = 'cd /testbed && python -m pytest tests/forms_tests/tests/test_media.py::FormsMediaTestCase::test_merge_js_three_way -x -q'
+  const passing = 'cd /testbed && python -m django test forms_tests.tests.test_media.FormsMediaTestCase --settings=test_sqlite'
+  const messages = [
+    msg('user', [text('Fix the media merge order warning in forms.')]),
+    msg('assistant', [call('f1', 'bash', { command: failing })]),
+    msg('tool', [result('f1', '<returncode>1</returncode>\n<output>\nE   AssertionError: Lists differ\nFAILED tests/forms_tests/tests/test_media.py::FormsMediaTestCase::test_merge_js_three_way\n</output>')]),
+    msg('assistant', [call('f2', 'bash', { command: passing })]),
+    msg('tool', [result('f2', '<returncode>0</returncode>\n<output>\nRan 31 tests in 0.041s\n\nOK\n</output>')]),
+  ]
+  const item = summarizeExchange({ messages }, T0, counter).text.replace(/\s+/g, ' ')
+  t.ok(item.includes(`\`${failing.slice(0, 60)}`), `the failing command's first 60 characters as written: ${item}`)
+  t.ok(item.includes(`\`${passing.slice(0, 60)}`), "the passing run's first 60 characters as written")
+  t.match(item, /failed \(exit 1\)/)
+  t.notMatch(item, /pytest …\//, 'no shortened path at the start')
+})
