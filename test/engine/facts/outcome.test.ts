@@ -117,6 +117,9 @@ t.test('error signatures are line-anchored typed errors', async (t) => {
     ['bash: tree: command not found', 'bash: tree: command not found'],
     ["python3: can't open file '/x/y.py': [Errno 2] No such file or directory", "python3: can't open file '/x/y.py': [Errno 2] No such file or directory"],
     ['    assert x == 2\nAssertionError', 'AssertionError'],
+    // A check script's own verdict, indented or not (it exits 0 whatever it finds).
+    ['my_id: 9 spaces (expected: 8)\n  FAILED: Still broken: 9 spaces', '  FAILED: Still broken: 9 spaces'.trim()],
+    ['case 1 ok\nFAIL: case 2 returned [2, 1]', 'FAIL: case 2 returned [2, 1]'],
   ]
   for (const [out, line] of sigs) t.equal(extractErrorLine(out), line, line)
   const notSigs = [
@@ -126,6 +129,8 @@ t.test('error signatures are line-anchored typed errors', async (t) => {
     'retry on error: true',
     'the build failed last week but now works',
     'Error: (none)',
+    'FAILED:',
+    'tests FAILED: 0',
   ]
   for (const out of notSigs) t.equal(extractErrorLine(out), undefined, out)
 })

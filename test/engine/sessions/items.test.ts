@@ -194,3 +194,21 @@ t.test('a failing or passing test command keeps its first characters as written:
   t.match(item, /failed \(exit 1\)/)
   t.notMatch(item, /pytest …\//, 'no shortened path at the start')
 })
+
+t.test("a check script that exits 0 but prints its own `FAILED: …` verdict: its ran span says what it printed", async (t) => {
+  // The class: agents that write a small script to verify each attempt at a fix (SWE-agent,
+  // mini-SWE-agent): it prints `FAILED: <why>` or `FAIL: <why>`, often indented, and exits 0.
+  const messages = [msg('user', [text('The CTE indentation is off by one; fix rule L003.')])]
+  const runs: [string, string][] = [
+    ['python test_edit.py 2>&1 | grep -v "One fix"', '<returncode>0</returncode>\n<output>\nmy_id: 9 spaces (expected: 8)\n  FAILED: Still broken: 9 spaces\n</output>'],
+    ['python check_merge.py', '<returncode>0</returncode>\n<output>\ncase 1 ok\nFAIL: case 2 returned [2, 1]\n</output>'],
+  ]
+  runs.forEach(([command, output], k) => {
+    messages.push(msg('assistant', [call(`v${k}`, 'bash', { command })]))
+    messages.push(msg('tool', [result(`v${k}`, output)]))
+  })
+  const plain = summarizeExchange({ messages }, T0, counter).text.replace(/\s+/g, ' ')
+  t.match(plain, /`python test_edit\.py 2>&1 \| grep -v "One fix"` printed `FAILED: Still broken: 9 spaces`/, plain)
+  t.match(plain, /`python check_merge\.py` printed `FAIL: case 2 returned \[2, 1\]`/)
+  t.notMatch(plain, /failed \(exit/, 'a run that exited 0 is no failure')
+})

@@ -52,6 +52,9 @@ const SIGNATURES: Signature[] = [
   { re: /^(?:[\w./-]+: )+(?:line \d+: )?(?:\d+: )?[^\s:]+: (?:command )?not found$/, weight: 6 },
   { re: /^(?:[\w./-]+: )+.*No such file or directory/, weight: 5 },
   { re: /^(?:[\w./-]+: )?(?:ERROR|FATAL)(?::|\s\[)/, weight: 5 }, // pip, yt-dlp, gpkg
+  // A check script's own verdict (`FAILED: still broken: 9 spaces`), indented or not: agents
+  // write such scripts to verify a fix, and they exit 0 whatever they find.
+  { re: /^\s*(?:FAILED|FAIL):\s+\S/, weight: 5 },
   { re: /^make(?:\[\d+\])?: \*\*\* .*Error \d+/, weight: 4 },
   { re: /^(?:ERROR|FAILED) (?:tests?\/)?\S+\.py\b/, weight: 6 }, // pytest collection error
   { re: /^FAILED \((?:failures|errors)=\d+/, weight: 3 }, // unittest summary
