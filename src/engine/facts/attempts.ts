@@ -49,7 +49,7 @@ const MAX_ATTEMPTS = 8
 const NO_BACKUPS: ReadonlyMap<string, number> = new Map()
 /** A command that checks something (a test, a build, a script): not a read or a search. */
 const isRun = (d: ToolDigest) => d.kind === 'shell' && d.value !== 'read' && d.value !== 'search'
-const REASON_RE = /\b(because|since|instead|broke|breaks|didn'?t work|does(?:n'?t| not) work|caused|so (?:I|we)(?:'ll| will)|rather than)\b/i
+const REASON_RE = /\b(because|since|instead|broke|breaks|didn'?t work|does(?:n'?t| not) work|did(?:n'?t| not) help|had no effect|made no difference|caused|so (?:I|we)(?:'ll| will)|rather than)\b/i
 
 /** What an attempt did: its replacements as `old` → `new` (the new text is what was tried), else its edits' notes. */
 function describe(edits: readonly FileChange[]): string {

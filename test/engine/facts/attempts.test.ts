@@ -100,3 +100,30 @@ t.test('rejectedAttempts keeps the latest ones and reads positions, not message 
   t.equal(attemptLines(attempts).length, 1, 'one line per file')
   t.match(attemptLines(attempts)[0], /— 8 attempts, the last /)
 })
+
+t.test('"X did not help: <why>" is the reason an undone attempt was dropped, not a later decision\'s "because"', async (t) => {
+  // The class: agents that say an attempt made no difference, with why, in the message that
+  // undoes it ("did not help", "had no effect", "made no difference"), then move on to a
+  // new approach whose own reason ("because …") came later in the window.
+  const m: Msg[] = [
+    { role: 'user', content: 'The toolbar dates show the wrong locale after switching language. Fix it.' },
+    ...call('Edit', { file_path: '/repo/src/report/ReportPage.tsx', old_string: '<Toolbar />\n<LocaleProvider>', new_string: '<LocaleProvider>\n<Toolbar />' }, 'ok', 'Moving the Toolbar inside the LocaleProvider.'),
+    ...call('Bash', { command: 'npm test -- toolbar' }, 'FAIL src/report/Toolbar.test.tsx\n  Expected: "lundi"\n  Received: "Monday"\nExit code 1'),
+    ...call(
+      'Edit',
+      { file_path: '/repo/src/report/ReportPage.tsx', old_string: '<LocaleProvider>\n<Toolbar />', new_string: '<Toolbar />\n<LocaleProvider>' },
+      'ok',
+      'Moving the Toolbar into the LocaleProvider did not help: the date formatter is created at import time, before any provider renders. Reverting that edit.',
+    ),
+    ...call('Edit', { file_path: '/repo/src/i18n/format.ts', old_string: 'new Map<string, Intl.DateTimeFormat>()', new_string: 'new WeakMap<I18n, Map<string, Intl.DateTimeFormat>>()' }, 'ok', "I'll use a WeakMap keyed by the i18n instance because setLocale() creates a new instance."),
+    ...call('Bash', { command: 'npm test -- toolbar' }, 'PASS src/report/Toolbar.test.tsx\nTests: 4 passed'),
+  ]
+  const f = facts(m)
+  const attempt = f.attempts?.find((a) => a.path === '/repo/src/report/ReportPage.tsx')
+  t.match(attempt?.reason, /did not help: the date formatter is created at import time/, 'the reason the undoing message gives')
+  t.notMatch(attempt?.reason ?? '', /WeakMap/, "not the next approach's reason")
+  for (const phrase of ['had no effect', 'made no difference', "didn't help"]) {
+    const other = facts(m.map((x) => (typeof x.content === 'string' ? { ...x, content: x.content.replace('did not help', phrase) } : x)))
+    t.match(other.attempts?.find((a) => a.path === '/repo/src/report/ReportPage.tsx')?.reason, /import time/, phrase)
+  }
+})
