@@ -5,6 +5,16 @@ import { summarizeBatch } from '../../../src/engine/sessions/items.ts'
 import { messageTokens } from '../../../src/engine/tokens/count.ts'
 import { call, counter, DAY, fixExchange, iso, msg, result, T0, text } from './helpers.ts'
 
+/** One exchange's item, as one line: the user's request, then each shell command with its output. */
+function ranItem(request: string, runs: readonly [command: string, output: string][]): string {
+  const messages = [msg('user', [text(request)])]
+  runs.forEach(([command, output], k) => {
+    messages.push(msg('assistant', [call(`r${k}`, 'bash', { command })]))
+    messages.push(msg('tool', [result(`r${k}`, output)]))
+  })
+  return summarizeExchange({ messages }, T0, counter).text.replace(/\s+/g, ' ')
+}
+
 t.test('summarizeExchange: failing command, its error, the edited file, the cause', async (t) => {
   const ex = fixExchange(T0)
   const it = summarizeExchange(ex, T0 + DAY, counter)
@@ -122,16 +132,10 @@ t.test('a terminal-driving exchange names the commands it ran, by their first li
 t.test('a reproduction script that exits 0 but prints the error: its ran span says what it printed; a short value does not ride along', async (t) => {
   // The class: debugging sessions whose agent runs its own reproduction scripts (SWE-agent,
   // mini-SWE-agent): the script catches the exception, prints it and exits 0.
-  const messages = [msg('user', [text('Packages without __init__.py are not found; reproduce and fix it.')])]
-  const runs: [string, string][] = [
+  const plain = ranItem('Packages without __init__.py are not found; reproduce and fix it.', [
     ['python --version', '<returncode>0</returncode>\n<output>\nPython 3.11.5\n</output>'],
     ['cd /testbed && python reproduce_issue.py', '<returncode>0</returncode>\n<output>\nBuilding module src.project.file\nError: Unable to load file /tmp/tmp3lk0bp8z/src/project: [Errno 21] Is a directory\n</output>'],
-  ]
-  runs.forEach(([command, output], k) => {
-    messages.push(msg('assistant', [call(`p${k}`, 'bash', { command })]))
-    messages.push(msg('tool', [result(`p${k}`, output)]))
-  })
-  const plain = summarizeExchange({ messages }, T0, counter).text.replace(/\s+/g, ' ')
+  ])
   t.match(plain, /`cd \/testbed && python reproduce_issue\.py` printed `Error: Unable to load file \S*tmp3lk0bp8z\/src\/project: \[Errno 21\] Is a directory`/, 'the printed error after its command')
   t.notMatch(plain, /Python 3\.11\.5/, 'the version is for the /compact log, not for the item')
   t.notMatch(plain, /python reproduce_issue\.py` failed/, 'a run that exited 0 is no failure')
@@ -198,16 +202,10 @@ t.test('a failing or passing test command keeps its first characters as written:
 t.test("a check script that exits 0 but prints its own `FAILED: …` verdict: its ran span says what it printed", async (t) => {
   // The class: agents that write a small script to verify each attempt at a fix (SWE-agent,
   // mini-SWE-agent): it prints `FAILED: <why>` or `FAIL: <why>`, often indented, and exits 0.
-  const messages = [msg('user', [text('The CTE indentation is off by one; fix rule L003.')])]
-  const runs: [string, string][] = [
+  const plain = ranItem('The CTE indentation is off by one; fix rule L003.', [
     ['python test_edit.py 2>&1 | grep -v "One fix"', '<returncode>0</returncode>\n<output>\nmy_id: 9 spaces (expected: 8)\n  FAILED: Still broken: 9 spaces\n</output>'],
     ['python check_merge.py', '<returncode>0</returncode>\n<output>\ncase 1 ok\nFAIL: case 2 returned [2, 1]\n</output>'],
-  ]
-  runs.forEach(([command, output], k) => {
-    messages.push(msg('assistant', [call(`v${k}`, 'bash', { command })]))
-    messages.push(msg('tool', [result(`v${k}`, output)]))
-  })
-  const plain = summarizeExchange({ messages }, T0, counter).text.replace(/\s+/g, ' ')
+  ])
   t.match(plain, /`python test_edit\.py 2>&1 \| grep -v "One fix"` printed `FAILED: Still broken: 9 spaces`/, plain)
   t.match(plain, /`python check_merge\.py` printed `FAIL: case 2 returned \[2, 1\]`/)
   t.notMatch(plain, /failed \(exit/, 'a run that exited 0 is no failure')
