@@ -73,14 +73,17 @@ function kindOf(x: ExchangeFacts): ItemKind {
 }
 
 /** A segment never holds the segment separator, nor starts like a markdown heading. */
-const seg = (s: string) => oneLine(s).replace(/;\s+/g, ', ').replace(/^#+\s*/, '')
+/** A segment on one line; its own "; " becomes ", " (the item's separator), not a command's `;` joined with a no-break space. */
+const seg = (s: string) => oneLine(s).replace(/;[ \t\n\r\f\v]+/g, ', ').replace(/^#+\s*/, '')
 const code = (s: string, max: number) => `\`${clipText(stripHeredocBodies(s), max).replace(/`/g, "'")}\``
 /**
  * A shell command as a code span: its first COMMAND_HEAD characters as written (a path
  * there is not shortened to `…/name`), since they are what identifies the command and
- * what a later search for it matches; as the /compact summary writes commands.
+ * what a later search for it matches; as the /compact summary writes commands. Its own
+ * "; " is joined with a no-break space, as in `ran` spans, so it is not read as the item's
+ * separator (which became ", " and changed the command: `ls x, echo done`).
  */
-const commandCode = (s: string, max: number) => `\`${clipText(stripHeredocBodies(s), max, COMMAND_HEAD).replace(/`/g, "'")}\``
+const commandCode = (s: string, max: number) => `\`${clipText(stripHeredocBodies(s), max, COMMAND_HEAD).replace(/`/g, "'").replace(/;\s/g, ';\u00a0')}\``
 
 /** Joins the segments that fit, in order (a long one is skipped, not the shorter ones after it); the first is clipped when even it does not fit. */
 export function joinSegments(segs: readonly string[], max: number): string {

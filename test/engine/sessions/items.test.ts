@@ -210,3 +210,16 @@ t.test("a check script that exits 0 but prints its own `FAILED: …` verdict: it
   t.match(plain, /`python check_merge\.py` printed `FAIL: case 2 returned \[2, 1\]`/)
   t.notMatch(plain, /failed \(exit/, 'a run that exited 0 is no failure')
 })
+
+t.test("a failing command's own `;` stays a `;`: the item's segment separator does not rewrite it", async (t) => {
+  // The class: terminal-driven agents that chain commands with `;` (pi's bash, mini-SWE-agent:
+  // `ls -la /tmp/pot_test* 2>&1; echo "---"`). Each segment's "; " became ", ", so the
+  // failing command read `ls -la /tmp/pot_test* 2>&1, echo "---"`: another command.
+  const item = ranItem('Fix the indentation error in delimited.py.', [
+    ['python -m py_compile src/delimited.py 2>&1; echo "---"', 'Sorry: IndentationError: unexpected indent (delimited.py, line 96)\n---\nexit code 1'],
+    ['python -c "import sqlfluff; print(sqlfluff.__version__)"', "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nModuleNotFoundError: No module named 'sqlfluff'\nexit code 1"],
+  ])
+  t.match(item, /`python -m py_compile src\/delimited\.py 2>&1; echo "---"` failed \(exit 1\)/, item)
+  t.match(item, /`python -c "import sqlfluff; print\(sqlfluff\.__version__\)"` failed \(exit 1\)/)
+  t.notMatch(item, /2>&1, echo|sqlfluff, print/, 'no command rewritten')
+})
