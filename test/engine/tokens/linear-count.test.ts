@@ -98,26 +98,30 @@ t.test('a cut never splits a surrogate pair', async (t) => {
 })
 
 // Linear means the time per character does not grow with the input: each case is timed at
-// SIZE and at a quarter of it, and the ratio of the two per-character times is checked (a
+// SIZE and at a sixteenth of it, and the ratio of the two per-character times is checked (a
 // ratio within one run, so a slow or loaded machine slows both alike). The quadratic merge
-// made it about 4 (the time per character grows with the run's length); a linear count
-// keeps it near 1. Absolute figures on a quiet machine: docs/benchmarks.md.
-const MAX_GROWTH = 2
+// grows the time per character with the run's length: about 3× from 15,000 to 60,000
+// characters, far more over sixteen times the length; a linear count keeps it near 1. The
+// bound leaves room for what a loaded CI machine does to one timing: at a quarter and 2×,
+// a linear count once measured 2.6× there (punctuation, o200k_base). Absolute figures on
+// a quiet machine: docs/benchmarks.md.
+const MAX_GROWTH = 5
 const SIZE = 60_000
+const SMALL = SIZE / 16
 
-t.test(`time per character at ${SIZE} characters is at most ${MAX_GROWTH}× that at a quarter of it, on pathological inputs`, async (t) => {
+t.test(`time per character at ${SIZE} characters is at most ${MAX_GROWTH}× that at a sixteenth of it, on pathological inputs`, async (t) => {
   // Seeded random runs: the encoder remembers merges of pieces it has seen, so repeating
   // input would measure its cache, not its merge. Each size is timed on ATTEMPTS inputs
   // drawn afresh and the fastest counts: a burst of other work on a shared machine slows
   // one attempt, while a quadratic merge is slow on every one.
-  const ATTEMPTS = 3
+  const ATTEMPTS = 4
   let seed = 18
   const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
   const randomRun = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join('')
   // Runs of one character differ per attempt too (another letter, another fill byte), so no
   // attempt reads the encoder's cache of the one before.
   const cases: Record<string, (k: number, n: number) => string> = {
-    'A run': (k, n) => 'ABCDEF'[k]!.repeat(n),
+    'A run': (k, n) => 'ABCDEFGH'[k]!.repeat(n),
     'zero-filled base64': (k, n) => Buffer.alloc((n * 3) / 4, k).toString('base64'),
     'lowercase letters': (_k, n) => randomRun('abcdefghijklmnopqrstuvwxyz', n),
     'DNA': (_k, n) => randomRun('ACGT', n),
@@ -140,13 +144,13 @@ t.test(`time per character at ${SIZE} characters is at most ${MAX_GROWTH}× that
   const counters: [string, (s: string) => unknown][] = [...ENCODINGS.map((e): [string, (s: string) => unknown] => [e, (s) => countTextTokens(s, e)]), ['heuristic', estimateTextTokens]]
   for (const [label, make] of Object.entries(cases)) {
     for (const [name, count] of counters) {
-      const small = fastest(make, SIZE / 4, 0, count)
+      const small = fastest(make, SMALL, 0, count)
       const large = fastest(make, SIZE, ATTEMPTS, count)
-      // Under a microsecond per character (15,000 characters in under 15 ms: cached pieces, the
+      // Under a microsecond per character (3,750 characters in under 4 ms: cached pieces, the
       // heuristic) the timer's resolution and the collector are the measurement: such a count
       // passes unless the large input takes over MAX_GROWTH µs per character.
       const growth = large / Math.max(small, 1)
-      t.ok(growth <= MAX_GROWTH, `${label} (${name}): ${large.toFixed(2)} µs/char at ${SIZE}, ${small.toFixed(2)} at ${SIZE / 4}: ×${growth.toFixed(2)}`)
+      t.ok(growth <= MAX_GROWTH, `${label} (${name}): ${large.toFixed(2)} µs/char at ${SIZE}, ${small.toFixed(2)} at ${SMALL}: ×${growth.toFixed(2)}`)
     }
   }
 })
