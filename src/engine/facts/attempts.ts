@@ -19,7 +19,7 @@
 import type { ConversationEvent } from './events.ts'
 import { restoredBy, type FileChange, type FileFate } from './artifacts.ts'
 import { isProjectFile } from './project-files.ts'
-import { conclusionsOf, isMusing } from './reasoning.ts'
+import { conclusionsOf, isMusing, NO_EFFECT } from './reasoning.ts'
 import { clip, clipKeepingPaths, commandIdentity, splitSentences } from './text.ts'
 import type { ToolDigest } from './tools.ts'
 
@@ -49,7 +49,7 @@ const MAX_ATTEMPTS = 8
 const NO_BACKUPS: ReadonlyMap<string, number> = new Map()
 /** A command that checks something (a test, a build, a script): not a read or a search. */
 const isRun = (d: ToolDigest) => d.kind === 'shell' && d.value !== 'read' && d.value !== 'search'
-const REASON_RE = /\b(because|since|instead|broke|breaks|didn'?t work|does(?:n'?t| not) work|did(?:n'?t| not) help|had no effect|made no difference|caused|so (?:I|we)(?:'ll| will)|rather than)\b/i
+const REASON_RE = new RegExp(String.raw`\b(because|since|instead|broke|breaks|didn'?t work|does(?:n'?t| not) work|${NO_EFFECT}|caused|so (?:I|we)(?:'ll| will)|rather than)\b`, 'i')
 
 /** What an attempt did: its replacements as `old` → `new` (the new text is what was tried), else its edits' notes. */
 function describe(edits: readonly FileChange[]): string {

@@ -29,7 +29,9 @@ const DECISION_RE = new RegExp(String.raw`\b(I(?:'ll| will| am going to|'m going
 const ROOT_CAUSE_CJK_RE = /(?:^|[\s*#>(:-])원인(?:은|:|\s*=|\s*(?:발견|규명|확인됨|확정됨))|[이가게]\s*원인(?:이다|입니다|임|이었다|\.|\*|$)|根本原因|原因(?:は|是|：|:)/
 const CAUSE_UNSETTLED_CJK_RE = /가설|짐작|추정|추측|아마|[을를]\s*(?:확정|찾|분석|규명|파악)(?:한다|하자|할|해야|하기|한 뒤|하고)|可能|かもしれ|推測/
 
-const ABANDONED_RE = /\b(didn'?t work|did not work|doesn'?t work|does not work|won'?t work|did(?:n'?t| not) help|does(?:n'?t| not) help|had no effect|made no difference|revert(?:ed|ing)?|abandon(?:ed|ing)?|giv(?:e|ing) up on|wrong approach|not the right (?:approach|fix|place)|roll(?:ed)? back|undid|undo(?:ne)? (?:the|my|that)|still fail(?:s|ing)?|broke (?:other|more|the)|made (?:it|things) worse)\b/i
+/** An attempt judged useless: "did not help", "had no effect" (attempts.ts reads the same words as a reason). */
+export const NO_EFFECT = String.raw`did(?:n'?t| not) help|does(?:n'?t| not) help|had no effect|made no difference`
+const ABANDONED_RE = new RegExp(String.raw`\b(didn'?t work|did not work|doesn'?t work|does not work|won'?t work|${NO_EFFECT}|revert(?:ed|ing)?|abandon(?:ed|ing)?|giv(?:e|ing) up on|wrong approach|not the right (?:approach|fix|place)|roll(?:ed)? back|undid|undo(?:ne)? (?:the|my|that)|still fail(?:s|ing)?|broke (?:other|more|the)|made (?:it|things) worse)\b`, 'i')
 /** A plain statement of fact about the code or the environment ("X was removed in Python 3.11"). */
 const FINDING_RE = /\b(is|was|are|were|has|had|have|returns?|fails?|raises?|removed|added|introduced|defined|located|lives|uses|calls|requires|needs|contains|points|shows|breaks|expects|supports|only|never|always)\b/i
 

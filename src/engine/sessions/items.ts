@@ -72,18 +72,21 @@ function kindOf(x: ExchangeFacts): ItemKind {
   return 'trivial'
 }
 
-/** A segment never holds the segment separator, nor starts like a markdown heading. */
-/** A segment on one line; its own "; " becomes ", " (the item's separator), not a command's `;` joined with a no-break space. */
+/**
+ * A segment never holds the segment separator ("; " becomes ", "), nor starts like a
+ * markdown heading. A command's own `;` is joined with a no-break space (commandSemicolons)
+ * and is left as it is.
+ */
 const seg = (s: string) => oneLine(s).replace(/;[ \t\n\r\f\v]+/g, ', ').replace(/^#+\s*/, '')
-const code = (s: string, max: number) => `\`${clipText(stripHeredocBodies(s), max).replace(/`/g, "'")}\``
+const code = (s: string, max: number, opts: { keepHead?: number } = {}) => `\`${clipText(stripHeredocBodies(s), max, opts).replace(/`/g, "'")}\``
+/** A command's own "; " with a no-break space: no item separator, so `seg` leaves it (it had become `ls x, echo done`). */
+const commandSemicolons = (s: string) => s.replace(/;\s/g, ';\u00a0')
 /**
  * A shell command as a code span: its first COMMAND_HEAD characters as written (a path
  * there is not shortened to `…/name`), since they are what identifies the command and
- * what a later search for it matches; as the /compact summary writes commands. Its own
- * "; " is joined with a no-break space, as in `ran` spans, so it is not read as the item's
- * separator (which became ", " and changed the command: `ls x, echo done`).
+ * what a later search for it matches; as the /compact summary writes commands.
  */
-const commandCode = (s: string, max: number) => `\`${clipText(stripHeredocBodies(s), max, COMMAND_HEAD).replace(/`/g, "'").replace(/;\s/g, ';\u00a0')}\``
+const commandCode = (s: string, max: number) => commandSemicolons(code(s, max, COMMAND_HEAD))
 
 /** Joins the segments that fit, in order (a long one is skipped, not the shorter ones after it); the first is clipped when even it does not fit. */
 export function joinSegments(segs: readonly string[], max: number): string {
@@ -182,7 +185,7 @@ const RAN_COMMAND_CHARS = 80
 function commandSpan(command: string): string {
   const first = oneLine(stripHeredocBodies(command).split('\n')[0] ?? '')
   const cut = first.length > RAN_COMMAND_CHARS ? `${first.slice(0, codePointCut(first, RAN_COMMAND_CHARS - 1))}…` : first
-  return `\`${cut.replace(/`/g, "'").replace(/;\s/g, ';\u00a0')}\``
+  return commandSemicolons(`\`${cut.replace(/`/g, "'")}\``)
 }
 
 /**
